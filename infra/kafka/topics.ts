@@ -1,0 +1,43 @@
+/**
+ * Creates the Kafka topics the services use, if missing. Run by `stack.sh up` and usable against
+ * any cluster: `KAFKA_BROKERS=host:9092 node infra/kafka/topics.ts`.
+ */
+import { loadConfig } from '../../shared/config.ts';
+import { createKafka, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+
+/** Topic specs: partitions bound the audit sink's parallelism; retention covers a long sink outage. */
+export const TOPICS = [
+  {
+    topic: SCORES_TOPIC,
+    numPartitions: 3,
+    replicationFactor: 1,
+    configEntries: [
+      { name: 'retention.ms', value: String(7 * 24 * 3600 * 1000) },
+      { name: 'min.insync.replicas', value: '1' },
+    ],
+  },
+  {
+    topic: SCORES_DLQ_TOPIC,
+    numPartitions: 1,
+    replicationFactor: 1,
+    configEntries: [{ name: 'retention.ms', value: String(30 * 24 * 3600 * 1000) }],
+  },
+];
+
+export async function ensureTopics(brokers: string[]): Promise<string[]> {
+  const admin = createKafka(brokers, 'frs-topics', { retry: { retries: 20 } }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = TOPICS.filter((t) => !existing.has(t.topic));
+    if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+    return missing.map((t) => t.topic);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+if (import.meta.main) {
+  const created = await ensureTopics(loadConfig().KAFKA_BROKERS);
+  console.error(`[stack] kafka topics ready${created.length ? ` (created ${created.join(', ')})` : ''}`);
+}

@@ -1,0 +1,23 @@
+import express, { type Express } from 'express';
+import type { Logger } from '../../shared/logger.ts';
+import { errorHandler, notFound } from './http/errors.ts';
+import { requestId } from './http/request-id.ts';
+import { explainRoutes, type ExplainRouteDeps } from './routes/explain.ts';
+import { healthRoutes, type HealthRouteDeps } from './routes/health.ts';
+import { scoreRoutes, type ScoreRouteDeps } from './routes/score.ts';
+
+export type AppDeps = ScoreRouteDeps & ExplainRouteDeps & HealthRouteDeps & { log: Logger };
+
+/** The HTTP surface; every dependency comes in through `deps`, built by main.ts. */
+export function buildApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+  app.use(healthRoutes(deps));
+  app.use(scoreRoutes(deps));
+  app.use(explainRoutes(deps));
+  app.use(notFound);
+  app.use(errorHandler(deps.log));
+  return app;
+}

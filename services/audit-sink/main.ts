@@ -1,0 +1,44 @@
+/** Composition root of the audit sink: Kafka `scores.v1` to ClickHouse `scores`. */
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createKafka } from '../../shared/clients/kafka.ts';
+import { loadConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { AuditSink } from './sink.ts';
+
+let cfg;
+try {
+  cfg = loadConfig();
+} catch (err) {
+  console.error(`audit-sink: ${(err as Error).message}`);
+  process.exit(2);
+}
+const log = createLogger('audit-sink', cfg.LOG_LEVEL);
+const ch = createClickHouse(cfg.CLICKHOUSE_URL);
+const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink', {
+  retry: { retries: 1_000_000, maxRetryTime: 5_000 },
+});
+const sink = new AuditSink(kafka, ch, log, {
+  groupId: cfg.AUDIT_SINK_GROUP,
+  database: cfg.CLICKHOUSE_DATABASE,
+  maxBackoffMs: 5_000,
+});
+await sink.start();
+log.info('audit sink consuming');
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down');
+  let failed = false;
+  try {
+    await sink.stop();
+    await ch.close();
+  } catch (err) {
+    failed = true;
+    log.error({ err }, 'shutdown error');
+  }
+  process.exit(failed ? 1 : 0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,159 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { AuditRecord } from '../../shared/audit/record.ts';
+import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import { quoteIdent } from '../../shared/clients/sql.ts';
+import type { Logger } from '../../shared/logger.ts';
+
+export interface SinkOptions {
+  groupId: string;
+  database: string;
+  /** Longest pause between insert retries while ClickHouse is down. */
+  maxBackoffMs: number;
+}
+
+/** The row of `scores` an audit record becomes (column comments live in the migration). */
+export function toRow(r: AuditRecord) {
+  const res = r.response;
+  return {
+    score_id: r.score_id,
+    org_id: r.org_id,
+    scored_at: Math.floor(r.scored_at_ms / 1000),
+    scored_at_ms: r.scored_at_ms,
+    tier: r.tier,
+    score_version: res.score_version,
+    score: res.score,
+    band: res.band,
+    recommended_action: res.recommended_action,
+    coverage: res.coverage ?? '',
+    primary_risk_factor: r.evidence.primary_risk_factor?.code ?? '',
+    degraded_sources: res.degraded_sources,
+    has_phone: r.request.subject && (r.request.subject as Record<string, unknown>).phone_number ? 1 : 0,
+    has_ip: r.request.subject && (r.request.subject as Record<string, unknown>).ip_address ? 1 : 0,
+    latency_ms: r.latency_ms,
+    node_id: r.node_id,
+    client_reference: res.client_reference ?? '',
+    record_version: r.v,
+    request_json: JSON.stringify(r.request),
+    response_json: JSON.stringify(res),
+    evidence_json: JSON.stringify(r.evidence),
+  };
+}
+
+type Decoded = { ok: true; record: AuditRecord } | { ok: false; reason: string };
+
+export function decode(message: KafkaMessage): Decoded {
+  if (!message.value) return { ok: false, reason: 'empty message' };
+  let json: unknown;
+  try {
+    json = JSON.parse(message.value.toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const parsed = AuditRecord.safeParse(json);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reason:
+        `schema: ${parsed.error.issues.map((i) => i.path.join('.') + ' ' + i.message).join('; ')}`.slice(
+          0,
+          500,
+        ),
+    };
+  }
+  return { ok: true, record: parsed.data };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Consumes `scores.v1` and writes each record once into ClickHouse. Offsets are committed only
+ * after ClickHouse accepted the batch; while it is down the batch is retried with backoff and
+ * consumption waits. Undecodable records go unchanged to `scores.v1.dlq` with reason headers.
+ * Re-delivery is harmless: `scores` is a ReplacingMergeTree keyed on the score.
+ */
+export class AuditSink {
+  private readonly consumer: Consumer;
+  private readonly dlq: Producer;
+  private readonly ch: ClickHouseClient;
+  private readonly log: Logger;
+  private readonly opts: SinkOptions;
+  private readonly table: string;
+  inserted = 0;
+  deadLettered = 0;
+
+  constructor(kafka: Kafka, ch: ClickHouseClient, log: Logger, opts: SinkOptions) {
+    this.consumer = kafka.consumer({ groupId: opts.groupId, maxBytes: 16 * 1024 * 1024 });
+    this.dlq = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.ch = ch;
+    this.log = log;
+    this.opts = opts;
+    this.table = `${quoteIdent(opts.database)}.scores`;
+  }
+
+  async start(): Promise<void> {
+    await this.dlq.connect();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: SCORES_TOPIC, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.handleBatch(payload),
+    });
+  }
+
+  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
+    const rows: ReturnType<typeof toRow>[] = [];
+    const bad: { message: KafkaMessage; reason: string }[] = [];
+    for (const message of batch.messages) {
+      const d = decode(message);
+      if (d.ok) rows.push(toRow(d.record));
+      else bad.push({ message, reason: d.reason });
+    }
+    if (bad.length > 0) {
+      await this.dlq.send({
+        topic: SCORES_DLQ_TOPIC,
+        acks: -1,
+        messages: bad.map(({ message, reason }) => ({
+          key: message.key,
+          value: message.value,
+          headers: {
+            ...message.headers,
+            'x-dlq-reason': reason,
+            'x-dlq-source-topic': batch.topic,
+            'x-dlq-source-partition': String(batch.partition),
+            'x-dlq-source-offset': message.offset,
+          },
+        })),
+      });
+      this.deadLettered += bad.length;
+      this.log.warn({ count: bad.length, partition: batch.partition }, 'records sent to DLQ');
+    }
+    let backoff = 100;
+    while (rows.length > 0) {
+      if (!isRunning() || isStale()) return;
+      try {
+        await this.ch.insert({ table: this.table, values: rows, format: 'JSONEachRow' });
+        this.inserted += rows.length;
+        break;
+      } catch (err) {
+        this.log.warn({ err: String(err), rows: rows.length, backoff }, 'clickhouse insert failed; retrying');
+        await heartbeat().catch(() => undefined);
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, this.opts.maxBackoffMs);
+      }
+    }
+    const last = batch.messages[batch.messages.length - 1];
+    if (!last) return;
+    resolveOffset(last.offset);
+    await this.consumer.commitOffsets([
+      { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
+    ]);
+    await heartbeat();
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+    await this.dlq.disconnect();
+  }
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { SCORE_ID_PATTERN } from '../ids.ts';
+import { Component, ScoreResponse, SubjectResolution, TIERS } from '../contract/response.ts';
+
+/** Version of the audit envelope; bump it with a new schema and keep decoding the old ones. */
+export const AUDIT_RECORD_VERSION = 1;
+
+export const AuditEvidence = z.object({
+  components: z.array(Component),
+  subject: SubjectResolution.optional(),
+  primary_risk_factor: z.object({ code: z.string(), narrative: z.string().optional() }).optional(),
+  benign_exclusions: z.array(z.string()).optional(),
+});
+
+/**
+ * One record on `scores.v1` per 200 from POST /v1/score: the request as sent (never the key),
+ * the response exactly as returned, and the full tier-permitted evidence.
+ */
+export const AuditRecord = z.object({
+  v: z.literal(AUDIT_RECORD_VERSION),
+  score_id: z.string().regex(SCORE_ID_PATTERN),
+  org_id: z.string().min(1),
+  tier: z.enum(TIERS),
+  scored_at: z.iso.datetime(),
+  scored_at_ms: z.int().nonnegative(),
+  node_id: z.string(),
+  latency_ms: z.int().nonnegative(),
+  request: z.record(z.string(), z.unknown()),
+  response: ScoreResponse,
+  evidence: AuditEvidence,
+});
+
+export type AuditRecord = z.infer<typeof AuditRecord>;
+export type AuditEvidence = z.infer<typeof AuditEvidence>;

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * pino JSON logger. Phone numbers, IPs and API keys are personal data or secrets: any field that
+ * could carry them is censored, and code that needs to correlate logs uses `digest()` instead.
+ */
+export function createLogger(name: string, level: string): Logger {
+  return pino({
+    name,
+    level,
+    base: { svc: name, pid: process.pid },
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'authorization',
+        'apiKey',
+        'api_key',
+        'phone_number',
+        'ip_address',
+        '*.phone_number',
+        '*.ip_address',
+        'subject',
+        '*.subject',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** A short, stable, non-reversible tag for correlating a personal value across log lines. */
+export function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { loadConfig } from '../../shared/config.ts';
+import type { Tier } from '../../shared/contract/response.ts';
+import { OrgStore, type CreateOrgInput } from '../../shared/orgs/store.ts';
+
+const run = promisify(execFile);
+
+export const cfg = loadConfig();
+
+/** Runs the admin CLI as a user would and parses its one JSON line. */
+export async function admin(...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, ['services/admin/cli.ts', ...args], { env: process.env });
+  return JSON.parse(stdout);
+}
+
+export function redis() {
+  return createRedis(cfg.REDIS_URL, { connectionName: 'frs-test' });
+}
+
+export function clickhouse() {
+  return createClickHouse(cfg.CLICKHOUSE_URL);
+}
+
+/** A fresh organisation with one key, made directly through the store the CLI uses. */
+export async function orgWithKey(
+  tier: Tier,
+  extra: Omit<CreateOrgInput, 'name' | 'tier'> = {},
+): Promise<{ orgId: string; apiKey: string; keyId: string }> {
+  const r = redis();
+  try {
+    const store = new OrgStore(r);
+    const org = await store.createOrg({ name: `test-${tier}`, tier, ...extra });
+    const key = await store.createKey(org.org_id);
+    return { orgId: org.org_id, apiKey: key.api_key, keyId: key.key_id };
+  } finally {
+    r.disconnect();
+  }
+}
+
+export function scoreCall(url: string, apiKey: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${url}/v1/score`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const addr = srv.address();
+  srv.close();
+  if (addr === null || typeof addr === 'string') throw new Error('no port');
+  return addr.port;
+}
+
+export interface Service {
+  proc: ChildProcess;
+  output: () => string;
+  /** Sends the signal and waits for the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Runs a service's composition root as a real child process on the same Node as the tests. */
+export function spawnService(entry: string, env: Record<string, string> = {}): Service {
+  const proc = spawn(process.execPath, [entry], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  return {
+    proc,
+    output: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      const exited = once(proc, 'exit');
+      proc.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
+
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      lastErr = err;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}`);
+}
+
+export interface ApiNode extends Service {
+  url: string;
+  port: number;
+}
+
+export async function startApi(env: Record<string, string> = {}): Promise<ApiNode> {
+  const port = await freePort();
+  const svc = spawnService('services/api/main.ts', { PORT: String(port), ...env });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor('api /readyz', async () => (await fetch(`${url}/readyz`)).ok, 30_000);
+  } catch (err) {
+    await svc.stop('SIGKILL');
+    throw new Error(`${String(err)}\n${svc.output()}`, { cause: err });
+  }
+  return { ...svc, url, port };
+}
+
+export function startSink(env: Record<string, string> = {}): Service {
+  return spawnService('services/audit-sink/main.ts', env);
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScoreResponse } from '../../shared/contract/response.ts';
+import { admin, cfg, clickhouse, scoreCall } from '../helpers/fixtures.ts';
+import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+
+/** One request along the whole path: HTTP -> Kafka -> audit sink -> ClickHouse -> explain. */
+describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
+  let api: ApiNode;
+  let sink: Service;
+  const ch = clickhouse();
+
+  beforeAll(async () => {
+    sink = startSink();
+    api = await startApi();
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await sink?.stop();
+    await ch.close();
+  });
+
+  it('scores over HTTP, streams the record to ClickHouse and explains it', async () => {
+    const org = await admin('org', 'create', '--name', 'skeleton', '--tier', 'assess');
+    expect(org.org_id).toMatch(/^org_[0-9a-f]{16}$/);
+    const key = await admin('key', 'create', '--org', String(org.org_id));
+    expect(key.api_key).toMatch(/^frs_live_[0-9A-Za-z]{32}$/);
+
+    const res = await scoreCall(api.url, String(key.api_key), {
+      subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
+      client_reference: 'walking-skeleton',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const body = ScoreResponse.parse(await res.json());
+    expect(body.tier).toBe('assess');
+    expect(body.score_type).toBe('ranking');
+    expect(body.client_reference).toBe('walking-skeleton');
+    expect(body.subject?.phone_number?.valid).toBe(true);
+
+    const row = await waitFor(
+      'the score row in ClickHouse',
+      async () => {
+        const rs = await ch.query({
+          query: `SELECT score_id, org_id, score FROM ${cfg.CLICKHOUSE_DATABASE}.scores WHERE score_id = '${body.score_id}'`,
+          format: 'JSONEachRow',
+        });
+        const rows = await rs.json<{ score_id: string; org_id: string; score: number }>();
+        return rows[0];
+      },
+      60_000,
+      250,
+    );
+    expect(row.org_id).toBe(org.org_id);
+    expect(Number(row.score)).toBe(body.score);
+
+    const explain = await fetch(`${api.url}/v1/explain/${body.score_id}`, {
+      headers: { authorization: `Bearer ${String(key.api_key)}` },
+    });
+    expect(explain.status).toBe(200);
+    const ex = await explain.json();
+    expect(ex.score_id).toBe(body.score_id);
+    expect(ex.response).toEqual(body);
+    expect(ex.request.subject.phone_number).toBe('+447911123456');
+  });
+
+  it('refuses a missing or unknown key with 401 and the error shape', async () => {
+    const res = await scoreCall(api.url, 'frs_live_' + 'x'.repeat(32), {
+      subject: { ip_address: '1.1.1.1' },
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    const body = await res.json();
+    expect(body.errors[0].code).toBe('E_UNAUTHENTICATED');
+  });
+});
