@@ -5,7 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DIR="$STACK_DIR/kafka"
-LIBS="$DIR/libs"
+# Jars are shared by every broker of this checkout (a fault test may run a second one elsewhere).
+LIBS="${FRS_KAFKA_LIBS:-$ROOT/.stack/kafka/libs}"
 PIDFILE="$DIR/pid"
 POM="$ROOT/infra/kafka/pom.xml"
 
