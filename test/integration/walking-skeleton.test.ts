@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScoreResponse } from '../../shared/contract/response.ts';
+import { ErrorBody } from '../../shared/contract/errors.ts';
+import { ExplainResponse, ScoreResponse } from '../../shared/contract/response.ts';
 import { admin, cfg, clickhouse, scoreCall } from '../helpers/fixtures.ts';
 import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
 
@@ -58,10 +59,10 @@ describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
       headers: { authorization: `Bearer ${String(key.api_key)}` },
     });
     expect(explain.status).toBe(200);
-    const ex = await explain.json();
+    const ex = ExplainResponse.parse(await explain.json());
     expect(ex.score_id).toBe(body.score_id);
     expect(ex.response).toEqual(body);
-    expect(ex.request.subject.phone_number).toBe('+447911123456');
+    expect(ex.request.subject).toEqual({ phone_number: '+447911123456', ip_address: '81.2.69.142' });
   });
 
   it('refuses a missing or unknown key with 401 and the error shape', async () => {
@@ -70,7 +71,7 @@ describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
-    const body = await res.json();
-    expect(body.errors[0].code).toBe('E_UNAUTHENTICATED');
+    const body = ErrorBody.parse(await res.json());
+    expect(body.errors[0]!.code).toBe('E_UNAUTHENTICATED');
   });
 });
