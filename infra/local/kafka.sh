@@ -11,6 +11,7 @@ PIDFILE="$DIR/pid"
 POM="$ROOT/infra/kafka/pom.xml"
 
 install() {
+  mkdir -p "$DIR" "$LIBS"
   command -v java >/dev/null || apt_install openjdk-17-jre-headless
   local stamp
   stamp=$(sha256sum "$POM" | cut -c1-16)

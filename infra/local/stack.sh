@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The local stack without Docker: Redis, ClickHouse and Kafka on loopback under .stack/.
+#   stack.sh install install what is missing (Debian packages, Kafka jars), start nothing
 #   stack.sh up      install what is missing (first run only), start what is not running,
 #                    apply ClickHouse migrations and create Kafka topics
 #   stack.sh down    stop exactly what `up` started (by pid)
@@ -7,6 +8,13 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/lib.sh"
+
+install() {
+  bash "$HERE/redis.sh" install
+  bash "$HERE/clickhouse.sh" install
+  bash "$HERE/kafka.sh" install
+  log "redis, clickhouse and kafka are installed"
+}
 
 up() {
   local t0=$SECONDS

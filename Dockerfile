@@ -1,0 +1,15 @@
+# One image for the three services; the compose file picks the entry point.
+# Node 24 runs the TypeScript sources directly (type stripping), so there is no build stage.
+FROM node:24.11-bookworm-slim
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--disable-warning=TimeoutNegativeWarning
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY shared ./shared
+COPY services ./services
+COPY infra/clickhouse ./infra/clickhouse
+COPY infra/kafka/topics.ts ./infra/kafka/topics.ts
+USER node
+EXPOSE 8080
+CMD ["node", "services/api/main.ts"]

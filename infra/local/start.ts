@@ -1,0 +1,159 @@
+/**
+ * `npm start`: the whole stack on this machine, no Docker.
+ *
+ * Brings up Redis, ClickHouse and Kafka (installing them on first run), applies migrations,
+ * creates topics, starts two API nodes, the audit sink and the refresher, seeds one demo
+ * organisation per tier, and prints their keys and a curl to paste. Ctrl-C stops the services
+ * in order (API nodes first so no score is lost, then the sink and refresher) and then the
+ * servers this run started; servers that were already running are left running.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { loadConfig } from '../../shared/config.ts';
+import { TIERS, type Tier } from '../../shared/contract/response.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
+const DEMO_FILE = join(STACK, 'demo-orgs.json');
+const API_PORTS = [8080, 8081];
+const t0 = performance.now();
+
+const stackScript = join(ROOT, 'infra', 'local', 'stack.sh');
+const wasRunning = new Set(
+  execFileSync('bash', [stackScript, 'status'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(': running'))
+    .map((l) => l.split(':')[0]!),
+);
+execFileSync('bash', [stackScript, 'up'], { stdio: 'inherit' });
+const cfg = loadConfig();
+
+/** Demo organisations are reused across starts; each start issues fresh keys and revokes the last ones. */
+async function seedDemo(): Promise<{ tier: Tier; org_id: string; api_key: string }[]> {
+  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-start' });
+  const store = new OrgStore(redis);
+  const previous: Record<string, { org_id: string; key_id?: string }> = existsSync(DEMO_FILE)
+    ? JSON.parse(readFileSync(DEMO_FILE, 'utf8'))
+    : {};
+  const out: { tier: Tier; org_id: string; api_key: string }[] = [];
+  const saved: Record<string, { org_id: string; key_id: string }> = {};
+  try {
+    for (const tier of TIERS) {
+      const prev = previous[tier];
+      let orgId = prev && (await store.getOrg(prev.org_id)) ? prev.org_id : undefined;
+      if (!orgId) orgId = (await store.createOrg({ name: `demo-${tier}`, tier })).org_id;
+      if (prev?.key_id) await store.revokeKey(prev.key_id);
+      const key = await store.createKey(orgId);
+      saved[tier] = { org_id: orgId, key_id: key.key_id };
+      out.push({ tier, org_id: orgId, api_key: key.api_key });
+    }
+  } finally {
+    redis.disconnect();
+  }
+  mkdirSync(STACK, { recursive: true });
+  // Only ids are kept on disk, never the keys.
+  writeFileSync(DEMO_FILE, JSON.stringify(saved, null, 2));
+  return out;
+}
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+}
+
+function launch(name: string, entry: string, env: Record<string, string> = {}): Child {
+  const proc = spawn(process.execPath, [entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => `[${name}] ${l}\n`)
+      .join('');
+  proc.stdout!.on('data', (d: Buffer) => process.stdout.write(prefix(d)));
+  proc.stderr!.on('data', (d: Buffer) => process.stderr.write(prefix(d)));
+  proc.on('exit', (code, signal) => {
+    if (!stopping) console.error(`[start] ${name} exited (${signal ?? code}); stopping the stack`);
+    if (!stopping) void stop(1);
+  });
+  return { name, proc };
+}
+
+async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not become ready`);
+}
+
+let stopping = false;
+const apis: Child[] = [];
+const workers: Child[] = [];
+
+async function stopChild(c: Child): Promise<void> {
+  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  const exited = once(c.proc, 'exit');
+  c.proc.kill('SIGTERM');
+  await exited;
+}
+
+async function stop(code = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.error('\n[start] stopping API nodes, then sink and refresher');
+  await Promise.all(apis.map(stopChild));
+  await Promise.all(workers.map(stopChild));
+  const ours = ['kafka', 'clickhouse', 'redis'].filter((s) => !wasRunning.has(s));
+  for (const s of ours) execFileSync('bash', [join(ROOT, 'infra', 'local', `${s}.sh`), 'stop'], { stdio: 'inherit' });
+  if (ours.length < 3) console.error('[start] servers that were running before this start are left running');
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+
+const demo = await seedDemo();
+workers.push(launch('audit-sink', 'services/audit-sink/main.ts'));
+if (existsSync(join(ROOT, 'services', 'refresher', 'main.ts'))) {
+  workers.push(launch('refresher', 'services/refresher/main.ts'));
+}
+for (const [i, port] of API_PORTS.entries()) {
+  apis.push(launch(`api-${i + 1}`, 'services/api/main.ts', { PORT: String(port), NODE_ID: `api-${i + 1}` }));
+}
+await Promise.all(API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)));
+
+const bureau = demo.find((d) => d.tier === 'bureau')!;
+console.log(`
+Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
+
+  API nodes    http://127.0.0.1:${API_PORTS.join(', http://127.0.0.1:')}
+  Health       http://127.0.0.1:${API_PORTS[0]}/v1/health
+  Contract     http://127.0.0.1:${API_PORTS[0]}/v1/openapi.yaml
+  Redis        ${cfg.REDIS_URL}
+  Kafka        ${cfg.KAFKA_BROKERS.join(',')} (topic scores.v1)
+  ClickHouse   ${cfg.CLICKHOUSE_URL} (database ${cfg.CLICKHOUSE_DATABASE}; clickhouse-client --query "SELECT count() FROM ${cfg.CLICKHOUSE_DATABASE}.scores")
+
+Demo organisations (keys are shown once; a new start issues new ones):
+${demo.map((d) => `  ${d.tier.padEnd(7)} ${d.org_id}  ${d.api_key}`).join('\n')}
+
+Try it:
+  curl -s http://127.0.0.1:${API_PORTS[0]}/v1/score \\
+    -H 'Authorization: Bearer ${bureau.api_key}' \\
+    -H 'Content-Type: application/json' \\
+    -d '{"subject":{"phone_number":"+447911123456","ip_address":"81.2.69.142"}}'
+
+Ctrl-C stops everything this run started.
+`);
