@@ -118,7 +118,8 @@ async function stop(code = 0): Promise<void> {
   await Promise.all(apis.map(stopChild));
   await Promise.all(workers.map(stopChild));
   const ours = ['kafka', 'clickhouse', 'redis'].filter((s) => !wasRunning.has(s));
-  for (const s of ours) execFileSync('bash', [join(ROOT, 'infra', 'local', `${s}.sh`), 'stop'], { stdio: 'inherit' });
+  for (const s of ours)
+    execFileSync('bash', [join(ROOT, 'infra', 'local', `${s}.sh`), 'stop'], { stdio: 'inherit' });
   if (ours.length < 3) console.error('[start] servers that were running before this start are left running');
   process.exit(code);
 }
