@@ -1,0 +1,34 @@
+// A mixed population of phones, IPs and both, drawn from real numbering ranges and ASN blocks,
+// across all tiers, with explain on and off.
+import {
+  checkScored,
+  RATES,
+  score,
+  secs,
+  subject,
+  SUMMARY_TREND_STATS,
+  summaryWriter,
+  thresholds,
+} from './lib/common.js';
+
+export const options = {
+  summaryTrendStats: SUMMARY_TREND_STATS,
+  scenarios: {
+    mixed: {
+      executor: 'constant-arrival-rate',
+      rate: Math.floor(RATES.bureau * 0.8),
+      timeUnit: '1s',
+      duration: secs(60),
+      preAllocatedVUs: 30,
+      maxVUs: 150,
+    },
+  },
+  thresholds: thresholds(),
+};
+
+export default function () {
+  const explain = Math.random() < 0.8;
+  checkScored(score('bureau', { subject: subject(), options: { explain } }));
+}
+
+export const handleSummary = summaryWriter('mixed');

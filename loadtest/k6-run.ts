@@ -1,0 +1,86 @@
+/**
+ * `npm run k6 -- <scenario> [k6 args…]`: runs k6/<scenario>.js against the local stack.
+ *
+ * Installs k6 if needed, makes one organisation per tier for this run (with the tier's default
+ * rate unless RATES='{"bureau":400,…}' says otherwise, and credits enough for the run), writes
+ * their keys to a private temporary file that k6 reads and that is deleted afterwards, and
+ * writes the summary JSON and the k6 HTML report to loadtest/results/.
+ * Targets BASE_URLS (default: the two API nodes of `npm start`).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedis } from '../shared/clients/redis.ts';
+import { loadConfig } from '../shared/config.ts';
+import { TIERS, type Tier } from '../shared/contract/response.ts';
+import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const [scenario, ...k6Args] = process.argv.slice(2);
+const script = scenario ? join(ROOT, 'k6', `${scenario}.js`) : '';
+if (!scenario || !existsSync(script)) {
+  console.error('usage: npm run k6 -- <steady|burst|mixed|idempotent|degraded|spike|soak> [k6 args…]');
+  process.exit(2);
+}
+
+const baseUrls = process.env.BASE_URLS ?? 'http://127.0.0.1:8080,http://127.0.0.1:8081';
+for (const url of baseUrls.split(',')) {
+  const ok = await fetch(`${url}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (!ok) {
+    console.error(`[k6] ${url} is not ready: start the stack first (npm start) or set BASE_URLS`);
+    process.exit(2);
+  }
+}
+
+const rates: Record<Tier, number> = { ...DEFAULT_RATE_RPS, ...JSON.parse(process.env.RATES ?? '{}') };
+const results = join(ROOT, 'loadtest', 'results');
+mkdirSync(results, { recursive: true });
+const subjectsFile = join(results, 'subjects.json');
+if (!existsSync(subjectsFile))
+  execFileSync(process.execPath, [join(ROOT, 'loadtest', 'subjects.ts')], { stdio: 'inherit' });
+
+const cfg = loadConfig();
+const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-k6' });
+const store = new OrgStore(redis);
+const keys: Record<string, string> = {};
+for (const tier of TIERS) {
+  const org = await store.createOrg({
+    name: `k6-${scenario}-${tier}`,
+    tier,
+    rateRps: rates[tier],
+    credits: 50_000_000,
+  });
+  keys[tier] = (await store.createKey(org.org_id)).api_key;
+}
+redis.disconnect();
+
+const secretDir = mkdtempSync(join(tmpdir(), 'frs-k6-'));
+const keysFile = join(secretDir, 'keys.json');
+writeFileSync(keysFile, JSON.stringify(keys), { mode: 0o600 });
+
+const k6 = execFileSync('bash', [join(ROOT, 'infra', 'local', 'k6.sh')], { encoding: 'utf8' }).trim();
+const run = spawnSync(k6, ['run', '--quiet', ...k6Args, script], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    BASE_URLS: baseUrls,
+    KEYS_FILE: keysFile,
+    SUBJECTS_FILE: subjectsFile,
+    RATES: JSON.stringify(rates),
+    OUT_DIR: results,
+    K6_WEB_DASHBOARD: 'true',
+    K6_WEB_DASHBOARD_PORT: '-1',
+    K6_WEB_DASHBOARD_EXPORT: join(results, `${scenario}.html`),
+    K6_NO_USAGE_REPORT: 'true',
+  },
+});
+rmSync(secretDir, { recursive: true, force: true });
+console.error(
+  `[k6] ${scenario}: exit ${run.status}; summary ${join(results, `${scenario}.json`)}, report ${join(results, `${scenario}.html`)}`,
+);
+process.exit(run.status ?? 1);
