@@ -1,0 +1,192 @@
+/**
+ * `npm run bench`: one run, one machine, same-run baselines.
+ *
+ * Measures, with k6 as the load generator on this same machine:
+ *   (a) a bare node:http server, (b) an Express hello-world, both with 2 worker processes,
+ *   (c) the full POST /v1/score path (auth, controls, scoring, audit streaming to Kafka with the
+ *       audit sink running) on 2 API nodes.
+ * For each: throughput at saturation (closed loop, BENCH_VUS virtual users), then p50/p99 at
+ * 25 %, 50 % and 75 % of that saturation rate (open loop, constant arrival rate). Writes
+ * loadtest/results/bench.md (the table, ratios against (a) and (b)) and bench.png (latency
+ * against offered load). BENCH_DURATION (seconds per step, default 10) trades time for noise.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedis } from '../shared/clients/redis.ts';
+import { loadConfig } from '../shared/config.ts';
+import { OrgStore } from '../shared/orgs/store.ts';
+import { latencyChartSvg, svgToPng } from './chart.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const RESULTS = join(ROOT, 'loadtest', 'results');
+const DURATION = `${Number(process.env.BENCH_DURATION ?? 10)}s`;
+const VUS = Number(process.env.BENCH_VUS ?? 64);
+const FRACTIONS = [0.25, 0.5, 0.75];
+
+interface Step {
+  offered: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+interface TargetResult {
+  name: string;
+  saturation: Step;
+  points: Step[];
+}
+
+const log = (m: string) => console.error(`[bench] ${m}`);
+
+function k6Bin(): string {
+  return execFileSync('bash', [join(ROOT, 'infra', 'local', 'k6.sh')], { encoding: 'utf8' }).trim();
+}
+
+function runK6(env: Record<string, string>): Step {
+  const out = join(tmpdir(), `frs-bench-${process.pid}.json`);
+  const r = spawnSync(k6Bin(), ['run', '--quiet', '--summary-export', out, join(ROOT, 'k6', 'bench.js')], {
+    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', DURATION, ...env },
+    encoding: 'utf8',
+  });
+  if (!existsSync(out)) throw new Error(`k6 failed: ${r.stderr}`);
+  const m = JSON.parse(readFileSync(out, 'utf8')).metrics;
+  rmSync(out);
+  return {
+    offered: Number(env.RATE ?? 0),
+    rps: m.http_reqs.rate,
+    p50: m.http_req_duration.med,
+    p99: m.http_req_duration['p(99)'],
+    failed: m.http_req_failed?.value ?? 0,
+  };
+}
+
+function measure(name: string, env: Record<string, string>): TargetResult {
+  log(`${name}: saturating with ${VUS} VUs for ${DURATION}`);
+  const saturation = runK6({ ...env, MODE: 'saturate', VUS: String(VUS) });
+  log(`${name}: ${saturation.rps.toFixed(0)} req/s at saturation`);
+  const points = FRACTIONS.map((f) => {
+    const rate = Math.max(1, Math.round(saturation.rps * f));
+    const s = runK6({ ...env, MODE: 'rate', RATE: String(rate) });
+    log(
+      `${name}: ${rate} req/s offered -> p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, failed ${(s.failed * 100).toFixed(2)} %`,
+    );
+    return s;
+  });
+  return { name, saturation, points };
+}
+
+function spawnNode(entry: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function waitOk(url: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready`);
+}
+
+async function withServers<T>(procs: ChildProcess[], readyUrls: string[], fn: () => T): Promise<T> {
+  try {
+    await Promise.all(readyUrls.map(waitOk));
+    return fn();
+  } finally {
+    for (const p of procs) p.kill('SIGTERM');
+    await Promise.all(
+      procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))),
+    );
+  }
+}
+
+mkdirSync(RESULTS, { recursive: true });
+execFileSync('bash', [join(ROOT, 'infra', 'local', 'stack.sh'), 'up'], { stdio: 'inherit' });
+const subjectsFile = join(RESULTS, 'subjects.json');
+if (!existsSync(subjectsFile))
+  execFileSync(process.execPath, [join(ROOT, 'loadtest', 'subjects.ts')], { stdio: 'inherit' });
+
+const bare = await withServers(
+  [spawnNode('loadtest/servers/bare-http.ts', { PORT: '9301', WORKERS: '2' })],
+  ['http://127.0.0.1:9301/'],
+  () => measure('(a) node:http', { KIND: 'hello', BASE_URLS: 'http://127.0.0.1:9301' }),
+);
+const hello = await withServers(
+  [spawnNode('loadtest/servers/express-hello.ts', { PORT: '9302', WORKERS: '2' })],
+  ['http://127.0.0.1:9302/'],
+  () => measure('(b) Express hello', { KIND: 'hello', BASE_URLS: 'http://127.0.0.1:9302' }),
+);
+
+const cfg = loadConfig();
+const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-bench' });
+const store = new OrgStore(redis);
+const org = await store.createOrg({
+  name: 'bench',
+  tier: 'bureau',
+  rateRps: 1_000_000,
+  credits: 1_000_000_000,
+});
+const apiKey = (await store.createKey(org.org_id)).api_key;
+redis.disconnect();
+const apiUrls = ['http://127.0.0.1:9311', 'http://127.0.0.1:9312'];
+const full = await withServers(
+  [
+    spawnNode('services/audit-sink/main.ts', {}),
+    ...apiUrls.map((u, i) =>
+      spawnNode('services/api/main.ts', { PORT: u.split(':')[2]!, NODE_ID: `bench-${i + 1}` }),
+    ),
+  ],
+  apiUrls.map((u) => `${u}/readyz`),
+  () =>
+    measure('(c) POST /v1/score', {
+      KIND: 'score',
+      BASE_URLS: apiUrls.join(','),
+      API_KEY: apiKey,
+      SUBJECTS_FILE: subjectsFile,
+    }),
+);
+
+const results = [bare, hello, full];
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+const rows = results.map((r) => {
+  const cells = r.points.map((p) => `${p.p50.toFixed(2)} / ${p.p99.toFixed(2)}`);
+  return `| ${r.name} | ${r.saturation.rps.toFixed(0)} | ${pct(r.saturation.rps / bare.saturation.rps)} | ${pct(
+    r.saturation.rps / hello.saturation.rps,
+  )} | ${cells.join(' | ')} | ${pct(Math.max(...r.points.map((p) => p.failed)))} |`;
+});
+const md = `# Benchmark (${new Date().toISOString()})
+
+Same run, same machine (${process.env.HOSTNAME ?? 'local'}, 2 cores shared with the k6 load generator), 2 server processes per target,
+${DURATION} per step, saturation with ${VUS} closed-loop VUs, latency at fixed fractions of each target's own saturation rate.
+
+| target | saturation req/s | vs (a) | vs (b) | p50 / p99 ms at 25 % | at 50 % | at 75 % | worst error rate |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Budget: (c) throughput >= 50 % of (b): **${full.saturation.rps / hello.saturation.rps >= 0.5 ? 'met' : 'NOT met'}**
+(${pct(full.saturation.rps / hello.saturation.rps)}); (c) p99 at 50 % of its saturation < 10 ms: **${
+  full.points[1]!.p99 < 10 ? 'met' : 'NOT met'
+}** (${full.points[1]!.p99.toFixed(2)} ms).
+`;
+writeFileSync(join(RESULTS, 'bench.md'), md);
+const colors = ['#1f77b4', '#2ca02c', '#d62728'];
+const svg = latencyChartSvg(
+  'Latency against offered load (same run)',
+  results.map((r, i) => ({
+    name: r.name,
+    color: colors[i]!,
+    points: r.points.map((p) => ({ x: p.offered, p50: p.p50, p99: p.p99 })),
+  })),
+);
+writeFileSync(join(RESULTS, 'bench.png'), svgToPng(svg));
+console.log(md);
+log(`wrote ${join(RESULTS, 'bench.md')} and ${join(RESULTS, 'bench.png')}`);
