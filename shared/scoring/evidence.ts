@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Subject } from '../contract/request.ts';
 import { resolveIp, type IpFacts } from '../resolution/ip.ts';
 import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
@@ -19,17 +20,17 @@ export interface Evidence {
  * scores as unattested. A leading zero that belongs to the number (Italy's `+39 06...`) keeps the
  * number valid exactly as written, so it is not a trunk zero.
  */
-export function hasTrunkZero(e164: string, facts: PhoneFacts): boolean {
-  if (facts.trunkZero) return true;
-  if (!facts.calling_code) return false;
-  const afterCode = e164.slice(1 + facts.calling_code.length);
-  return afterCode.startsWith('0') && !(facts.valid && facts.e164 === e164);
+export function hasTrunkZero(e164: string): boolean {
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return false;
+  const afterCode = e164.slice(1 + parsed.countryCallingCode.length);
+  return afterCode.startsWith('0') && !(parsed.isValid() && parsed.number === e164);
 }
 
 /** Numbering facts for a syntactically valid E.164 string, with the trunk-zero rule applied. */
 export function phoneEvidence(e164: string): PhoneFacts {
   const facts = resolvePhone(e164);
-  if (!hasTrunkZero(e164, facts)) return facts;
+  if (!hasTrunkZero(e164)) return facts;
   return {
     e164,
     valid: false,
