@@ -6,12 +6,16 @@
  *   key create --org ORG_ID
  *   key list --org ORG_ID
  *   key revoke --key-id ID
+ *   context save --org ORG_ID --id CONTEXT_ID (--file F | --json J)
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../../shared/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
+import { Context as ContextSchema } from '../../shared/contract/request.ts';
 import { TIERS } from '../../shared/contract/response.ts';
+import { issuesToErrors } from '../../shared/contract/validation.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 
 const USAGE = `usage:
@@ -19,7 +23,8 @@ const USAGE = `usage:
   admin org show --org ORG_ID
   admin key create --org ORG_ID
   admin key list --org ORG_ID
-  admin key revoke --key-id ID`;
+  admin key revoke --key-id ID
+  admin context save --org ORG_ID --id CONTEXT_ID (--file F | --json J)`;
 
 class UsageError extends Error {}
 
@@ -50,6 +55,9 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       overdraft: { type: 'string' },
       org: { type: 'string' },
       'key-id': { type: 'string' },
+      id: { type: 'string' },
+      file: { type: 'string' },
+      json: { type: 'string' },
     },
   });
   const [noun, verb] = positionals;
@@ -78,6 +86,33 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       const keyId = need(values['key-id'], 'key-id');
       if (!(await store.revokeKey(keyId))) throw new UsageError(`unknown key ${keyId}`);
       return { key_id: keyId, status: 'revoked' };
+    }
+    case 'context save': {
+      const orgId = need(values.org, 'org');
+      const contextId = need(values.id, 'id');
+      if ((values.file === undefined) === (values.json === undefined)) {
+        throw new UsageError('give exactly one of --file, --json');
+      }
+      const text = values.file !== undefined ? readFileSync(values.file, 'utf8') : values.json!;
+      let context: unknown;
+      try {
+        context = JSON.parse(text);
+      } catch {
+        throw new UsageError('the context is not valid JSON');
+      }
+      const parsed = ContextSchema.safeParse(context);
+      if (!parsed.success) {
+        throw new UsageError(
+          `invalid context: ${issuesToErrors(parsed.error.issues)
+            .map((e) => `${e.field ?? '(root)'}: ${e.message}`)
+            .join('; ')}`,
+        );
+      }
+      return {
+        org_id: orgId,
+        context_id: contextId,
+        context: await store.saveContext(orgId, contextId, parsed.data),
+      };
     }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);

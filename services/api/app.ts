@@ -4,6 +4,7 @@ import { errorHandler, notFound } from './http/errors.ts';
 import { requestId } from './http/request-id.ts';
 import { explainRoutes, type ExplainRouteDeps } from './routes/explain.ts';
 import { healthRoutes, type HealthRouteDeps } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { scoreRoutes, type ScoreRouteDeps } from './routes/score.ts';
 
 export type AppDeps = ScoreRouteDeps & ExplainRouteDeps & HealthRouteDeps & { log: Logger };
@@ -17,6 +18,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps));
   app.use(scoreRoutes(deps));
   app.use(explainRoutes(deps));
+  app.use(openApiRoutes());
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

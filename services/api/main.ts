@@ -33,9 +33,11 @@ const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
 const audit = new AuditPublisher(kafka, log);
 await audit.start();
 
+const orgs = new OrgStore(redis);
 const app = buildApp({
   log,
-  auth: new Authenticator(new OrgStore(redis)),
+  auth: new Authenticator(orgs),
+  contexts: orgs,
   scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r) }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   ready: () => true,

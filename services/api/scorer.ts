@@ -1,48 +1,18 @@
 import type { AuditRecord } from '../../shared/audit/record.ts';
-import { ApiError } from '../../shared/contract/errors.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { newScoreId } from '../../shared/ids.ts';
-import { resolveIp } from '../../shared/resolution/ip.ts';
-import { resolvePhone } from '../../shared/resolution/phone.ts';
-import { score, type Evidence } from '../../shared/scoring/engine.ts';
+import { score } from '../../shared/scoring/engine.ts';
+import { gatherEvidence } from '../../shared/scoring/evidence.ts';
 import { shapeResponse, tierEvidence } from '../../shared/scoring/shape.ts';
 import { includedIn } from '../../shared/scoring/tiers.ts';
-import { defaultVersion, findVersion, type ScoreVersion } from '../../shared/scoring/versions.ts';
+import { DEFAULT_VERSION } from '../../shared/scoring/versions.ts';
 import type { Principal } from './auth.ts';
+import type { Admitted } from './score-admission.ts';
 
 export interface ScorerDeps {
   nodeId: string;
   publish: (record: AuditRecord) => void;
-}
-
-/** Checks that need the caller's tier and the version registry; they come after schema validation. */
-export function checkEntitlements(req: ScoreRequest, principal: Principal): ScoreVersion | undefined {
-  const shadowId = req.options?.shadow_version;
-  if (shadowId === undefined) return undefined;
-  if (!includedIn(principal.org.tier).has('shadow')) {
-    throw new ApiError(403, {
-      code: 'E_ENTITLEMENT_REQUIRED',
-      message: `options.shadow_version needs the bureau tier; this key's tier is ${principal.org.tier}`,
-      field: 'options.shadow_version',
-    });
-  }
-  const version = findVersion(shadowId);
-  if (!version) {
-    throw new ApiError(422, {
-      code: 'E_UNKNOWN_SCORE_VERSION',
-      message: `unknown score version '${shadowId}'`,
-      field: 'options.shadow_version',
-    });
-  }
-  if (version.status === 'retired') {
-    throw new ApiError(409, {
-      code: 'E_SCORE_VERSION_RETIRED',
-      message: `score version '${shadowId}' is retired`,
-      field: 'options.shadow_version',
-    });
-  }
-  return version;
 }
 
 /** Scores a validated request from in-memory data only, and hands the audit record to the publisher. */
@@ -53,14 +23,13 @@ export class Scorer {
     this.deps = deps;
   }
 
-  score(req: ScoreRequest, principal: Principal, shadowVersion: ScoreVersion | undefined, startedAt: number) {
+  score(admitted: Admitted, principal: Principal, startedAt: number) {
+    const { request: req, context, shadowVersion } = admitted;
     const tier = principal.org.tier;
-    const evidence: Evidence = {};
-    if (req.subject.phone_number) evidence.phone = resolvePhone(req.subject.phone_number);
-    if (req.subject.ip_address) evidence.ip = resolveIp(req.subject.ip_address);
+    const evidence = gatherEvidence(req.subject, includedIn(tier).has('reputation_ledger'));
 
-    const version = defaultVersion();
-    const input = { evidence, context: req.context, contextId: req.context_id };
+    const version = DEFAULT_VERSION;
+    const input = { evidence, context, contextId: req.context_id };
     const scored = score({ ...input, version });
     const shadowScored = shadowVersion ? score({ ...input, version: shadowVersion }) : undefined;
 

@@ -1,15 +1,83 @@
 import { z } from 'zod';
 
+/**
+ * The registry of error codes: every `errors[].code` the API can answer with, the status it comes
+ * with and what it means. Published in the OpenAPI document (`x-error-codes`); add codes here only.
+ */
+export const ERROR_CODES = {
+  E_MALFORMED_JSON: { status: 400, meaning: 'The body is not valid JSON.' },
+  E_BAD_REQUEST: { status: 400, meaning: 'The request could not be read (for example a broken encoding).' },
+  E_UNAUTHENTICATED: {
+    status: 401,
+    meaning: 'The bearer API key is missing, malformed, unknown or revoked.',
+  },
+  E_CREDITS_EXHAUSTED: {
+    status: 402,
+    meaning: "The organisation's credits for the period are used up beyond the overdraft grace.",
+  },
+  E_ENTITLEMENT_REQUIRED: {
+    status: 403,
+    meaning: "The request asks for an option the organisation's tier does not include; `field` names it.",
+  },
+  E_NOT_FOUND: { status: 404, meaning: 'No such route.' },
+  E_SCORE_NOT_FOUND: {
+    status: 404,
+    meaning:
+      'No score with this id for this organisation (unknown, another organisation, or past retention).',
+  },
+  E_METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not for this method; see `Allow`.' },
+  E_IDEMPOTENCY_MISMATCH: {
+    status: 409,
+    meaning: 'The Idempotency-Key was used before with a different body.',
+  },
+  E_IDEMPOTENCY_IN_PROGRESS: {
+    status: 409,
+    meaning: 'A request with this Idempotency-Key is still being processed; retry after `Retry-After`.',
+  },
+  E_SCORE_VERSION_RETIRED: { status: 409, meaning: 'The requested score version is retired.' },
+  E_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The body is larger than 64 KiB.' },
+  E_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body is not declared as UTF-8 application/json.' },
+  E_VALIDATION: { status: 422, meaning: 'A field breaks a rule of the schema; `field` names it.' },
+  E_UNKNOWN_FIELD: {
+    status: 422,
+    meaning: 'A field the schema does not define; misspelt fields are refused, never ignored.',
+  },
+  E_INVALID_PHONE_NUMBER: { status: 422, meaning: 'The phone number is not `+` followed by digits (E.164).' },
+  E_INVALID_IP_ADDRESS: { status: 422, meaning: 'The IP address is not an IPv4 or IPv6 literal.' },
+  E_INVALID_IDEMPOTENCY_KEY: {
+    status: 422,
+    meaning: 'The Idempotency-Key header is empty or longer than 128 characters.',
+  },
+  E_UNKNOWN_CONTEXT: {
+    status: 422,
+    meaning:
+      'The `context_id` names no context saved for this organisation (and no inline context was sent).',
+  },
+  E_UNKNOWN_SCORE_VERSION: { status: 422, meaning: 'The requested score version does not exist.' },
+  E_RATE_LIMITED: { status: 429, meaning: "The organisation's per-second rate was exceeded in this second." },
+  E_INTERNAL: { status: 500, meaning: 'Unexpected failure; the request is not billed.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
 /** Error body of the spec (2.6): every non-2xx answer of the API has this shape. */
 export const ErrorItem = z
   .object({
-    code: z.string().regex(/^E_[A-Z_]+$/),
-    message: z.string().min(1),
-    field: z.string().optional(),
+    code: z
+      .string()
+      .regex(/^E_[A-Z_]+$/)
+      .meta({ description: 'A code of the error registry (`x-error-codes`).' }),
+    message: z.string().min(1).meta({ description: 'Human-readable; do not parse.' }),
+    field: z
+      .string()
+      .optional()
+      .meta({ description: 'Dotted path of the offending request field, or a header name.' }),
   })
   .meta({ id: 'ErrorItem' });
 
-export const ErrorBody = z.object({ errors: z.array(ErrorItem).min(1) }).meta({ id: 'Error' });
+export const ErrorBody = z
+  .object({ errors: z.array(ErrorItem).min(1) })
+  .meta({ id: 'Error', description: 'Every non-2xx answer. A 422 lists every violation, one item each.' });
 
 export type ErrorItem = z.infer<typeof ErrorItem>;
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,26 +1,42 @@
 import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
+import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
 
 export const TIERS = ['verify', 'assess', 'bureau'] as const;
 export const BANDS = ['minimal', 'low', 'medium', 'high', 'critical'] as const;
 export const ACTIONS = ['allow', 'watch', 'investigate', 'step_up_auth', 'challenge', 'block'] as const;
 export const VERDICTS = ['clean', 'neutral', 'elevated', 'adverse', 'no_match', 'unavailable'] as const;
 export const COVERAGES = ['strong', 'partial', 'thin'] as const;
+export const CONTEXT_EFFECTS = ['band_elevated', 'band_reduced', 'none'] as const;
 
 export type Tier = (typeof TIERS)[number];
 export type Band = (typeof BANDS)[number];
 export type Action = (typeof ACTIONS)[number];
 export type Verdict = (typeof VERDICTS)[number];
 export type Coverage = (typeof COVERAGES)[number];
+export type ContextEffect = (typeof CONTEXT_EFFECTS)[number];
+
+const listOf = (registry: Record<string, string>, name: string) =>
+  `One of the ${name} registry (\`x-${name.replace(/ /g, '-')}\` at the document root): ${Object.keys(
+    registry,
+  )
+    .map((k) => `\`${k}\``)
+    .join(', ')}. New values may be added; treat unknown ones as opaque.`;
 
 export const Component = z
   .object({
-    component: z.string(),
+    component: z.string().meta({ description: listOf(COMPONENT_KEYS, 'component keys') }),
     verdict: z.enum(VERDICTS),
-    contribution: z.int(),
-    detail: z.string().optional(),
+    contribution: z.int().meta({ description: 'Raw-risk points this component contributed.' }),
+    detail: z
+      .string()
+      .optional()
+      .meta({ description: listOf(REASON_CODES, 'reason codes') }),
   })
-  .meta({ id: 'Component' });
+  .meta({
+    id: 'Component',
+    examples: [{ component: 'caller_id_integrity', verdict: 'clean', contribution: 0, detail: 'CLI_VALID' }],
+  });
 
 export const PhoneResolution = z.object({
   e164: z.string().optional(),
@@ -47,36 +63,60 @@ export const IpResolution = z.object({
 
 export const SubjectResolution = z
   .object({ phone_number: PhoneResolution.optional(), ip_address: IpResolution.optional() })
-  .meta({ id: 'SubjectResolution' });
+  .meta({ id: 'SubjectResolution', description: 'Network assets only; never subscriber identity.' });
+
+const PrimaryRiskFactor = z.object({
+  code: z.string().meta({ description: listOf(REASON_CODES, 'reason codes') }),
+  narrative: z.string().optional(),
+});
 
 export const ScoreResponse = z
   .object({
-    score_id: z.string().regex(SCORE_ID_PATTERN),
+    score_id: z
+      .string()
+      .regex(SCORE_ID_PATTERN)
+      .meta({ description: '`sc_` + 32 lowercase hex (a UUIDv7). The prefix is fixed by contract.' }),
     tier: z.enum(TIERS),
     score_version: z.string(),
-    score: z.int().min(0).max(100),
+    score: z.int().min(0).max(100).meta({
+      description:
+        'Percentile rank of the raw risk against the reference population of `score_version`. Never a probability.',
+    }),
     score_type: z.literal('ranking'),
     score_basis: z.string().optional(),
     band: z.enum(BANDS),
     recommended_action: z.enum(ACTIONS),
-    coverage: z.enum(COVERAGES).optional(),
+    coverage: z.enum(COVERAGES).optional().meta({
+      description: 'Evidence density only; never modifies the score. Thin means unwatched, not clean.',
+    }),
     subject: SubjectResolution.optional(),
     components: z.array(Component).optional(),
-    primary_risk_factor: z.object({ code: z.string(), narrative: z.string().optional() }).optional(),
-    benign_exclusions: z.array(z.string()).optional(),
+    primary_risk_factor: PrimaryRiskFactor.optional(),
+    benign_exclusions: z
+      .array(z.string())
+      .optional()
+      .meta({ description: listOf(BENIGN_EXCLUSIONS, 'benign exclusions') }),
     context_applied: z
       .object({
         context_id: z.string().optional(),
-        effect: z.enum(['band_elevated', 'band_reduced', 'none']),
+        effect: z.enum(CONTEXT_EFFECTS),
         reason: z.string().optional(),
       })
       .optional(),
-    shadow: z.object({ score_version: z.string(), score: z.int(), band: z.enum(BANDS) }).optional(),
-    suppressed: z.array(z.object({ component: z.string(), available_in: z.enum(['assess', 'bureau']) })),
+    shadow: z
+      .object({ score_version: z.string(), score: z.int().min(0).max(100), band: z.enum(BANDS) })
+      .optional()
+      .meta({ description: 'Present only when `options.shadow_version` was requested (bureau).' }),
+    suppressed: z
+      .array(z.object({ component: z.string(), available_in: z.enum(['assess', 'bureau']) }))
+      .meta({ description: "Every component key and response field the caller's tier does not include." }),
     client_reference: z.string().optional(),
-    cluster_id: z.string().optional(),
+    cluster_id: z
+      .string()
+      .optional()
+      .meta({ description: 'Bureau only. Stable identifier of the infrastructure the subject sits on.' }),
     disclosure: z.string(),
-    degraded_sources: z.array(z.string()),
+    degraded_sources: z.array(z.string()).meta({ description: listOf(COMPONENT_KEYS, 'component keys') }),
     latency_ms: z.int().min(0).optional(),
   })
   .meta({ id: 'ScoreResponse' });
@@ -91,15 +131,39 @@ export const ExplainResponse = z
     scored_at: z.string(),
     retained_until: z.string(),
     score_version: z.string(),
-    request: z.record(z.string(), z.unknown()),
-    response: ScoreResponse,
-    evidence: z.object({
-      components: z.array(Component),
-      subject: SubjectResolution.optional(),
-      primary_risk_factor: z.object({ code: z.string(), narrative: z.string().optional() }).optional(),
-      benign_exclusions: z.array(z.string()).optional(),
+    request: z.record(z.string(), z.unknown()).meta({
+      description: 'The request as sent: subject, context, options, client_reference; never the key.',
     }),
+    response: ScoreResponse,
+    evidence: z
+      .object({
+        components: z.array(Component),
+        subject: SubjectResolution.optional(),
+        primary_risk_factor: PrimaryRiskFactor.optional(),
+        benign_exclusions: z.array(z.string()).optional(),
+      })
+      .meta({ description: 'The full evidence the tier permits, also when `explain: false` was asked.' }),
   })
   .meta({ id: 'ExplainResponse' });
 
 export type ExplainResponse = z.infer<typeof ExplainResponse>;
+
+export const CAPABILITY_STATUSES = ['ok', 'degraded', 'unavailable'] as const;
+
+export const HealthResponse = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    score_versions: z.array(
+      z.object({ id: z.string(), status: z.enum(['live', 'retired']), default: z.boolean() }),
+    ),
+    capabilities: z
+      .record(z.string(), z.object({ status: z.enum(CAPABILITY_STATUSES) }))
+      .meta({ description: `Keyed by component key. ${listOf(COMPONENT_KEYS, 'component keys')}` }),
+  })
+  .meta({ id: 'HealthResponse' });
+
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+export const ProbeResponse = z
+  .object({ status: z.enum(['ok', 'ready', 'loading']) })
+  .meta({ id: 'ProbeResponse' });

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import type { ErrorItem } from './errors.ts';
+import type { ErrorCode, ErrorItem } from './errors.ts';
+import { IDEMPOTENCY_KEY_MAX, ScoreRequest } from './request.ts';
 
-const SPECIFIC_CODES: Record<string, string> = {
+const SPECIFIC_CODES: Record<string, ErrorCode> = {
   'subject.phone_number': 'E_INVALID_PHONE_NUMBER',
   'subject.ip_address': 'E_INVALID_IP_ADDRESS',
 };
@@ -30,4 +31,35 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): ErrorItem[]
     out.push({ code, message: issue.message, ...(field ? { field } : {}) });
   }
   return out;
+}
+
+/** Empty or over 128 characters; absent is fine. The field is the header's name. */
+export function idempotencyKeyErrors(value: string | undefined): ErrorItem[] {
+  if (value === undefined) return [];
+  if (value.length === 0 || value.length > IDEMPOTENCY_KEY_MAX) {
+    return [
+      {
+        code: 'E_INVALID_IDEMPOTENCY_KEY',
+        message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
+        field: 'Idempotency-Key',
+      },
+    ];
+  }
+  return [];
+}
+
+export type Validated = { ok: true; request: ScoreRequest } | { ok: false; errors: ErrorItem[] };
+
+/**
+ * The schema pass of POST /v1/score: the body and the Idempotency-Key header together, so one
+ * 422 reports every violation of both.
+ */
+export function validateScoreRequest(body: unknown, idempotencyKey: string | undefined): Validated {
+  const parsed = ScoreRequest.safeParse(body);
+  const errors = [
+    ...(parsed.success ? [] : issuesToErrors(parsed.error.issues)),
+    ...idempotencyKeyErrors(idempotencyKey),
+  ];
+  if (errors.length > 0 || !parsed.success) return { ok: false, errors };
+  return { ok: true, request: parsed.data };
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { Context } from '../contract/request.ts';
 import { TIERS, type Tier } from '../contract/response.ts';
 import { generateApiKey, keyDigest, newId } from './keys.ts';
 
@@ -31,6 +32,7 @@ const orgKey = (orgId: string) => `frs:org:${orgId}`;
 const orgKeysKey = (orgId: string) => `frs:org:${orgId}:keys`;
 const digestKey = (digest: string) => `frs:apikey:${digest}`;
 const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
+const contextKey = (orgId: string, contextId: string) => `frs:org:${orgId}:context:${contextId}`;
 
 export interface CreateOrgInput {
   name: string;
@@ -119,5 +121,18 @@ export class OrgStore {
 
   resolveKey(apiKey: string) {
     return this.resolveDigest(keyDigest(apiKey));
+  }
+
+  /** Saves (or replaces) a named scoring context of an organisation; validated like an inline one. */
+  async saveContext(orgId: string, contextId: string, context: unknown): Promise<Context> {
+    if (!(await this.getOrg(orgId))) throw new Error(`unknown organisation ${orgId}`);
+    const parsed = Context.parse(context);
+    await this.redis.set(contextKey(orgId, contextId), JSON.stringify(parsed));
+    return parsed;
+  }
+
+  async getContext(orgId: string, contextId: string): Promise<Context | null> {
+    const json = await this.redis.get(contextKey(orgId, contextId));
+    return json === null ? null : Context.parse(JSON.parse(json));
   }
 }

@@ -4,24 +4,26 @@ import type {
   Action,
   Band,
   ComponentResult,
+  ContextEffect,
   Coverage,
   SubjectResolutionT,
   Verdict,
 } from '../contract/response.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
-import { REASON_CODES, type ReasonCode } from './reason-codes.ts';
-import type { ScoreVersion } from './versions.ts';
+import type { Evidence } from './evidence.ts';
+import { percentileRank, type Calibration } from './percentile.ts';
+import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
+import { REPUTATION_CAP, type VersionDefinition } from './weights.ts';
 
-/** Evidence gathered for one subject before scoring; the engine itself does no I/O. */
-export interface Evidence {
-  phone?: PhoneFacts;
-  ip?: IpFacts;
-  /**
-   * Reports in the reputation ledger; `unavailable` when the live lookup could not answer;
-   * absent when the ledger was not consulted (the caller's tier does not include it).
-   */
-  reputation?: { reports: number } | 'unavailable';
+export interface ScoreVersion extends VersionDefinition {
+  calibration: Calibration;
+}
+
+export interface ContextApplied {
+  context_id?: string;
+  effect: ContextEffect;
+  reason: string;
 }
 
 export interface Scored {
@@ -33,12 +35,8 @@ export interface Scored {
   score_basis: string;
   components: ComponentResult[];
   primary_risk_factor?: { code: string; narrative: string };
-  benign_exclusions: string[];
-  context_applied?: {
-    context_id?: string;
-    effect: 'band_elevated' | 'band_reduced' | 'none';
-    reason: string;
-  };
+  benign_exclusions: BenignExclusion[];
+  context_applied?: ContextApplied;
   subject: SubjectResolutionT;
   cluster_id?: string;
   degraded_sources: string[];
@@ -48,99 +46,106 @@ export const DISCLOSURE =
   'This score is a ranking of the subject against a reference population, not a probability of fraud. ' +
   'Use it with your own policy; a low score with thin coverage means the subject is unwatched, not clean.';
 
-interface Raw {
-  component: string;
+interface Finding {
+  component: ComponentKey;
   verdict: Verdict;
-  points: number;
   detail: ReasonCode;
+  /** Multiplies the code's points; only the reputation ledger counts more than one. */
+  times?: number;
 }
 
-function phoneComponents(p: PhoneFacts): Raw[] {
-  const cli: Raw = p.valid
-    ? { component: 'caller_id_integrity', verdict: 'clean', points: 0, detail: 'CLI_VALID' }
+/** Range types that fraud favours: cheap to obtain in bulk, easy to move, or billed to the callee. */
+const ELEVATED_LINE_TYPES = new Set([
+  'voip',
+  'premium_rate',
+  'shared_cost',
+  'personal_number',
+  'uan',
+  'pager',
+]);
+
+function phoneFindings(p: PhoneFacts): Finding[] {
+  const cli: Finding = p.valid
+    ? { component: 'caller_id_integrity', verdict: 'clean', detail: 'CLI_VALID' }
     : p.trunkZero
-      ? { component: 'caller_id_integrity', verdict: 'no_match', points: 15, detail: 'CLI_UNATTESTED' }
-      : { component: 'caller_id_integrity', verdict: 'adverse', points: 45, detail: 'CLI_IMPOSSIBLE' };
-  const risky = new Set(['voip', 'premium_rate', 'shared_cost', 'personal_number', 'uan', 'pager']);
-  const ndc: Raw = !p.valid
-    ? { component: 'ndc_range_risk', verdict: 'no_match', points: 0, detail: 'NDC_RANGE_UNKNOWN' }
-    : risky.has(p.line_type ?? '')
-      ? { component: 'ndc_range_risk', verdict: 'elevated', points: 25, detail: 'NDC_RANGE_ELEVATED' }
-      : { component: 'ndc_range_risk', verdict: 'clean', points: 0, detail: 'NDC_RANGE_ORDINARY' };
+      ? { component: 'caller_id_integrity', verdict: 'no_match', detail: 'CLI_UNATTESTED' }
+      : { component: 'caller_id_integrity', verdict: 'adverse', detail: 'CLI_IMPOSSIBLE' };
+  const ndc: Finding = !p.valid
+    ? { component: 'ndc_range_risk', verdict: 'no_match', detail: 'NDC_RANGE_UNKNOWN' }
+    : ELEVATED_LINE_TYPES.has(p.line_type ?? '')
+      ? { component: 'ndc_range_risk', verdict: 'elevated', detail: 'NDC_RANGE_ELEVATED' }
+      : { component: 'ndc_range_risk', verdict: 'clean', detail: 'NDC_RANGE_ORDINARY' };
   return [cli, ndc];
 }
 
-function ipComponents(ip: IpFacts): Raw[] {
-  const network: Raw = ip.bogon
-    ? { component: 'ip_network_type', verdict: 'adverse', points: 40, detail: 'IP_BOGON' }
+function ipFindings(ip: IpFacts): Finding[] {
+  const network: Finding = ip.bogon
+    ? { component: 'ip_network_type', verdict: 'adverse', detail: 'IP_BOGON' }
     : ip.hosting
-      ? { component: 'ip_network_type', verdict: 'elevated', points: 20, detail: 'IP_HOSTING' }
+      ? { component: 'ip_network_type', verdict: 'elevated', detail: 'IP_HOSTING' }
       : ip.as_type
-        ? { component: 'ip_network_type', verdict: 'clean', points: 0, detail: 'IP_ACCESS_NETWORK' }
-        : { component: 'ip_network_type', verdict: 'neutral', points: 5, detail: 'IP_NETWORK_UNKNOWN' };
-  const tor: Raw = ip.tor
-    ? { component: 'ip_tor_exit', verdict: 'adverse', points: 35, detail: 'IP_TOR_EXIT' }
-    : { component: 'ip_tor_exit', verdict: 'clean', points: 0, detail: 'IP_NOT_ANONYMISED' };
-  const vpn: Raw =
+        ? { component: 'ip_network_type', verdict: 'clean', detail: 'IP_ACCESS_NETWORK' }
+        : { component: 'ip_network_type', verdict: 'neutral', detail: 'IP_NETWORK_UNKNOWN' };
+  const tor: Finding = ip.tor
+    ? { component: 'ip_tor_exit', verdict: 'adverse', detail: 'IP_TOR_EXIT' }
+    : { component: 'ip_tor_exit', verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
+  const vpn: Finding =
     ip.vpn || ip.proxy
-      ? { component: 'ip_vpn_proxy', verdict: 'elevated', points: 20, detail: 'IP_VPN_PROXY' }
-      : { component: 'ip_vpn_proxy', verdict: 'clean', points: 0, detail: 'IP_NOT_ANONYMISED' };
+      ? { component: 'ip_vpn_proxy', verdict: 'elevated', detail: 'IP_VPN_PROXY' }
+      : { component: 'ip_vpn_proxy', verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
   return [network, tor, vpn];
 }
 
-function reputationComponent(rep: NonNullable<Evidence['reputation']>): Raw {
+function reputationFinding(rep: NonNullable<Evidence['reputation']>): Finding {
   if (rep === 'unavailable') {
-    return {
-      component: 'reputation_ledger',
-      verdict: 'unavailable',
-      points: 0,
-      detail: 'SOURCE_UNAVAILABLE',
-    };
+    return { component: 'reputation_ledger', verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
   }
   if (rep.reports === 0) {
-    return {
-      component: 'reputation_ledger',
-      verdict: 'no_match',
-      points: 0,
-      detail: 'REPUTATION_NO_REPORTS',
-    };
+    return { component: 'reputation_ledger', verdict: 'no_match', detail: 'REPUTATION_NO_REPORTS' };
   }
-  const verdict: Verdict = rep.reports >= 3 ? 'adverse' : 'elevated';
   return {
     component: 'reputation_ledger',
-    verdict,
-    points: Math.min(60, 20 * rep.reports),
+    verdict: rep.reports >= REPUTATION_CAP ? 'adverse' : 'elevated',
     detail: 'REPUTATION_REPORTED',
+    times: Math.min(REPUTATION_CAP, rep.reports),
   };
 }
 
-/** Percentile rank: the share of the reference population whose raw risk is strictly below `raw`. */
-export function percentileRank(raw: number, quantiles: readonly number[]): number {
-  let lo = 0;
-  let hi = quantiles.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (quantiles[mid]! < raw) lo = mid + 1;
-    else hi = mid;
-  }
-  return Math.max(0, Math.min(100, Math.round((lo * 100) / (quantiles.length - 1 || 1))));
+/** Components with their integer contributions under `points`, and their sum: the raw risk. */
+export function evaluate(
+  evidence: Evidence,
+  points: VersionDefinition['points'],
+): { components: ComponentResult[]; raw: number } {
+  const findings: Finding[] = [];
+  if (evidence.phone) findings.push(...phoneFindings(evidence.phone));
+  if (evidence.ip) findings.push(...ipFindings(evidence.ip));
+  if (evidence.reputation !== undefined) findings.push(reputationFinding(evidence.reputation));
+  const components = findings.map((f) => ({
+    component: f.component,
+    verdict: f.verdict,
+    contribution: points[f.detail] * (f.times ?? 1),
+    detail: f.detail,
+  }));
+  return { components, raw: components.reduce((sum, c) => sum + c.contribution, 0) };
 }
 
-const BAND_FLOORS: [Band, number][] = [
-  ['critical', 80],
-  ['high', 60],
-  ['medium', 40],
-  ['low', 20],
-  ['minimal', 0],
-];
-const POSTURE_SHIFT = { recall_weighted: -5, balanced: 0, precision_weighted: 5 } as const;
+const BANDS_DESC = ['critical', 'high', 'medium', 'low'] as const;
+const BAND_ORDER: readonly Band[] = ['minimal', 'low', 'medium', 'high', 'critical'];
+const POSTURE_SIGN = { recall_weighted: -1, balanced: 0, precision_weighted: 1 } as const;
+export type RiskPosture = keyof typeof POSTURE_SIGN;
 
-export function bandFor(score: number, posture: keyof typeof POSTURE_SHIFT = 'balanced'): Band {
-  const shift = POSTURE_SHIFT[posture];
-  for (const [band, floor] of BAND_FLOORS) if (score >= floor + (floor === 0 ? 0 : shift)) return band;
+/** Band of a score: minimal < 20 <= low < 40 <= medium < 60 <= high < 80 <= critical, shifted by posture. */
+export function bandFor(
+  score: number,
+  def: Pick<VersionDefinition, 'bandFloors' | 'postureShift'>,
+  posture: RiskPosture = 'balanced',
+): Band {
+  const shift = POSTURE_SIGN[posture] * def.postureShift;
+  for (const band of BANDS_DESC) if (score >= def.bandFloors[band] + shift) return band;
   return 'minimal';
 }
 
+/** Moments where a fraudster gains control or money right away, so the action is stricter. */
 const STRICT_MOMENTS = new Set(['payment', 'profile_change', 'authentication']);
 
 export function actionFor(band: Band, moment?: string): Action {
@@ -159,64 +164,117 @@ export function actionFor(band: Band, moment?: string): Action {
   }
 }
 
-function coverageOf(components: Raw[]): Coverage {
-  const answered = components.filter((c) => c.verdict !== 'no_match' && c.verdict !== 'unavailable').length;
+/** Share of components that found a positive or negative fact (not neutral, no_match or unavailable). */
+export function coverageOf(components: readonly ComponentResult[]): Coverage {
+  const informative = new Set<Verdict>(['clean', 'elevated', 'adverse']);
+  const answered = components.filter((c) => informative.has(c.verdict)).length;
   const ratio = components.length === 0 ? 0 : answered / components.length;
   return ratio >= 0.75 ? 'strong' : ratio >= 0.4 ? 'partial' : 'thin';
 }
 
-/** Stable identifier of the infrastructure an IP sits on: its ASN, else its /24 (v4) or /48 (v6). */
-function clusterOf(ip: IpFacts): string {
-  const key = ip.asn
-    ? `asn:${ip.asn}`
-    : ip.version === 4
-      ? `v4:${ip.address.split('.').slice(0, 3).join('.')}`
-      : `v6:${ip.address.split(':').slice(0, 3).join(':')}`;
-  return `cl_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+/**
+ * Stable identifier of the infrastructure a subject sits on: the IP's ASN, else its /24 (v4) or
+ * /48 (v6); for a phone-only subject, its numbering range (calling code and NDC).
+ */
+function clusterOf(evidence: Evidence): string | undefined {
+  const ip = evidence.ip;
+  let key: string | undefined;
+  if (ip && !ip.bogon) {
+    key = ip.asn
+      ? `asn:${ip.asn}`
+      : ip.version === 4
+        ? `v4:${ip.address.split('.').slice(0, 3).join('.')}`
+        : `v6:${ip.address.split(':').slice(0, 3).join(':')}`;
+  } else if (evidence.phone?.valid && evidence.phone.calling_code && evidence.phone.ndc) {
+    key = `range:${evidence.phone.calling_code}:${evidence.phone.ndc}`;
+  }
+  return key && `cl_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
-export interface ScoreInput {
-  evidence: Evidence;
-  version: ScoreVersion;
-  context?: Context;
-  contextId?: string;
-  /** Capabilities that answered on reduced evidence (open breaker, timeout, stale snapshot). */
-  degraded?: readonly string[];
+/** Countries the subject resolves to: the number's region when valid, the IP's country when routable. */
+function subjectCountries(evidence: Evidence): string[] {
+  const out = new Set<string>();
+  if (evidence.phone?.valid && evidence.phone.country_code) out.add(evidence.phone.country_code);
+  if (evidence.ip && !evidence.ip.bogon && evidence.ip.country_code) out.add(evidence.ip.country_code);
+  return [...out];
 }
 
-/** Scores one subject. Pure: the same input always gives the same output. */
-export function score(input: ScoreInput): Scored {
-  const { evidence, version, context } = input;
-  const raws: Raw[] = [];
-  if (evidence.phone) raws.push(...phoneComponents(evidence.phone));
-  if (evidence.ip) raws.push(...ipComponents(evidence.ip));
-  if (evidence.reputation !== undefined) raws.push(reputationComponent(evidence.reputation));
+/**
+ * The context's effect on the band, one step at most:
+ * - band_elevated when a subject country is outside the operating countries and every corridor
+ *   (only when the context names operating countries or expected corridors);
+ * - otherwise band_reduced when a subject country is a diaspora corridor;
+ * - otherwise none. Elevation wins so that a diaspora corridor cannot hide a foreign leg.
+ */
+export function contextEffect(
+  evidence: Evidence,
+  context: Context,
+): { effect: ContextEffect; reason: string; countries: string[] } {
+  const geo = context.geography;
+  const operating = new Set(geo.operating_countries ?? []);
+  const expected = new Set([...operating, ...(geo.expected_corridors ?? [])]);
+  const diaspora = new Set(geo.diaspora_corridors ?? []);
+  const countries = subjectCountries(evidence);
+  const outside = countries.filter((c) => !expected.has(c) && !diaspora.has(c));
+  if (expected.size > 0 && outside.length > 0) {
+    return {
+      effect: 'band_elevated',
+      reason: `subject resolves to ${outside.join(', ')}, outside the operating countries and corridors`,
+      countries,
+    };
+  }
+  const inDiaspora = countries.filter((c) => diaspora.has(c));
+  if (inDiaspora.length > 0) {
+    return {
+      effect: 'band_reduced',
+      reason: `subject resolves to ${inDiaspora.join(', ')}, a diaspora corridor of this context`,
+      countries,
+    };
+  }
+  return { effect: 'none', reason: 'no geography rule of the context matched the subject', countries };
+}
 
-  const components: ComponentResult[] = raws.map((r) => ({
-    component: r.component,
-    verdict: r.verdict,
-    contribution: Math.round(r.points * (version.weights[r.component] ?? 1)),
-    detail: r.detail,
-  }));
-  const raw = components.reduce((sum, c) => sum + c.contribution, 0);
-  const scoreValue = percentileRank(raw, version.quantiles);
-  const band = bandFor(scoreValue, context?.risk_posture);
+function shiftBand(band: Band, effect: ContextEffect): Band {
+  const i = BAND_ORDER.indexOf(band) + (effect === 'band_elevated' ? 1 : effect === 'band_reduced' ? -1 : 0);
+  return BAND_ORDER[Math.max(0, Math.min(BAND_ORDER.length - 1, i))]!;
+}
 
-  const top = [...components].sort((a, b) => b.contribution - a.contribution)[0];
-  const primary =
-    top && top.contribution > 0 && top.detail
-      ? { code: top.detail, narrative: REASON_CODES[top.detail as ReasonCode] }
-      : undefined;
+function benignExclusions(evidence: Evidence, context: Context | undefined): BenignExclusion[] {
+  const out: BenignExclusion[] = [];
+  const geo = context?.geography;
+  const operating = new Set(geo?.operating_countries ?? []);
+  const expected = new Set([...operating, ...(geo?.expected_corridors ?? [])]);
+  const diaspora = new Set(geo?.diaspora_corridors ?? []);
+  const p = evidence.phone;
+  if (p?.valid && p.country_code && operating.has(p.country_code)) {
+    if (p.line_type === 'mobile') out.push('MOBILE_IN_OPERATING_COUNTRY');
+    else if (p.line_type === 'fixed_line' || p.line_type === 'fixed_line_or_mobile') {
+      out.push('FIXED_LINE_IN_OPERATING_COUNTRY');
+    }
+  }
+  const ip = evidence.ip;
+  const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
+  if (ip && !ip.bogon && !anonymised) {
+    out.push('IP_NOT_ANONYMISED');
+    if (!ip.hosting && ip.country_code && expected.has(ip.country_code))
+      out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');
+  }
+  if (subjectCountries(evidence).some((c) => diaspora.has(c))) out.push('SUBJECT_IN_DIASPORA_CORRIDOR');
+  return out;
+}
 
+function resolution(evidence: Evidence): SubjectResolutionT {
   const subject: SubjectResolutionT = {};
   if (evidence.phone) {
-    const p = evidence.phone;
+    // `operator` arrives with the carrier data; copied when the resolver provides it.
+    const p = evidence.phone as PhoneFacts & { operator?: string };
     subject.phone_number = {
       e164: p.e164,
       valid: p.valid,
       allocated: p.allocated,
       ...(p.country_code ? { country_code: p.country_code } : {}),
       ...(p.ndc ? { ndc: p.ndc } : {}),
+      ...(p.operator ? { operator: p.operator } : {}),
       ...(p.line_type ? { line_type: p.line_type } : {}),
     };
   }
@@ -235,31 +293,63 @@ export function score(input: ScoreInput): Scored {
       ...(i.continent ? { continent: i.continent } : {}),
     };
   }
+  return subject;
+}
+
+export interface ScoreInput {
+  evidence: Evidence;
+  version: ScoreVersion;
+  context?: Context;
+  contextId?: string;
+  /** Capabilities that answered on reduced evidence (open breaker, timeout, stale snapshot). */
+  degraded?: readonly string[];
+}
+
+/** Scores one subject. Pure: the same input always gives the same output. */
+export function score(input: ScoreInput): Scored {
+  const { evidence, version, context } = input;
+  const { components, raw } = evaluate(evidence, version.points);
+  const scoreValue = percentileRank(raw, version.calibration);
+  const postureBand = bandFor(scoreValue, version, context?.risk_posture);
+
+  let band = postureBand;
+  let contextApplied: ContextApplied | undefined;
+  if (context) {
+    const { effect, reason } = contextEffect(evidence, context);
+    band = shiftBand(postureBand, effect);
+    // A shift that cannot move the band (already critical or minimal) changed nothing: say so.
+    const applied: ContextEffect = band === postureBand ? 'none' : effect;
+    contextApplied = {
+      ...(input.contextId ? { context_id: input.contextId } : {}),
+      effect: applied,
+      reason: applied === effect ? reason : `${reason}; the band is already ${band}`,
+    };
+  }
+
+  // Highest contribution wins; ties go to the earlier component (phone before IP before ledger).
+  let top: ComponentResult | undefined;
+  for (const c of components) if (c.contribution > 0 && (!top || c.contribution > top.contribution)) top = c;
+  const primary = top?.detail
+    ? { code: top.detail, narrative: REASON_CODES[top.detail as ReasonCode] }
+    : undefined;
 
   const degraded = new Set(input.degraded ?? []);
   for (const c of components) if (c.verdict === 'unavailable') degraded.add(c.component);
+  const cluster = clusterOf(evidence);
 
   return {
     raw,
     score: scoreValue,
     band,
     recommended_action: actionFor(band, context?.collection_point.moment),
-    coverage: coverageOf(raws),
-    score_basis: `riskier than ${scoreValue} % of subjects in the ${version.referencePopulation}`,
+    coverage: coverageOf(components),
+    score_basis: `riskier than ${scoreValue} % of subjects in the reference population of ${version.id}`,
     components,
     ...(primary ? { primary_risk_factor: primary } : {}),
-    benign_exclusions: [],
-    ...(context || input.contextId
-      ? {
-          context_applied: {
-            ...(input.contextId ? { context_id: input.contextId } : {}),
-            effect: 'none' as const,
-            reason: 'no context rule changed the band',
-          },
-        }
-      : {}),
-    subject,
-    ...(evidence.ip && !evidence.ip.bogon ? { cluster_id: clusterOf(evidence.ip) } : {}),
+    benign_exclusions: benignExclusions(evidence, context),
+    ...(contextApplied ? { context_applied: contextApplied } : {}),
+    subject: resolution(evidence),
+    ...(cluster ? { cluster_id: cluster } : {}),
     degraded_sources: [...degraded],
   };
 }

@@ -1,3 +1,5 @@
+import type { ErrorItem } from '../contract/errors.ts';
+import type { ScoreRequest } from '../contract/request.ts';
 import type { Tier } from '../contract/response.ts';
 
 /**
@@ -19,24 +21,45 @@ export const TIER_INCLUSION: Record<Tier, readonly string[]> = {
   bureau: ['reputation_ledger', 'cluster_id', 'shadow'],
 };
 
-const ORDER: Tier[] = ['verify', 'assess', 'bureau'];
+/** Request options that ask for an included item; sending one the tier lacks is a 403. */
+export const OPTION_ENTITLEMENTS: Record<string, { item: string; present: (r: ScoreRequest) => boolean }> = {
+  'options.shadow_version': { item: 'shadow', present: (r) => r.options?.shadow_version !== undefined },
+};
+
+export const TIER_ORDER: readonly Tier[] = ['verify', 'assess', 'bureau'];
 
 /** The lowest tier that includes `item`, or undefined if no tier lists it. */
 export function lowestTierWith(item: string): Tier | undefined {
-  return ORDER.find((t) => TIER_INCLUSION[t].includes(item));
+  return TIER_ORDER.find((t) => TIER_INCLUSION[t].includes(item));
 }
 
 export function includedIn(tier: Tier): Set<string> {
   const out = new Set<string>();
-  for (const t of ORDER.slice(0, ORDER.indexOf(tier) + 1)) for (const i of TIER_INCLUSION[t]) out.add(i);
+  for (const t of TIER_ORDER.slice(0, TIER_ORDER.indexOf(tier) + 1))
+    for (const i of TIER_INCLUSION[t]) out.add(i);
   return out;
 }
 
 /** Every item above `tier`, with the lowest tier that has it, in table order. */
 export function suppressedFor(tier: Tier): { component: string; available_in: 'assess' | 'bureau' }[] {
   const out: { component: string; available_in: 'assess' | 'bureau' }[] = [];
-  for (const t of ORDER.slice(ORDER.indexOf(tier) + 1) as ('assess' | 'bureau')[]) {
+  for (const t of TIER_ORDER.slice(TIER_ORDER.indexOf(tier) + 1) as ('assess' | 'bureau')[]) {
     for (const item of TIER_INCLUSION[t]) out.push({ component: item, available_in: t });
+  }
+  return out;
+}
+
+/** One E_ENTITLEMENT_REQUIRED item per requested option the tier lacks; `field` names the option. */
+export function entitlementErrors(request: ScoreRequest, tier: Tier): ErrorItem[] {
+  const has = includedIn(tier);
+  const out: ErrorItem[] = [];
+  for (const [field, rule] of Object.entries(OPTION_ENTITLEMENTS)) {
+    if (!rule.present(request) || has.has(rule.item)) continue;
+    out.push({
+      code: 'E_ENTITLEMENT_REQUIRED',
+      message: `${field} needs the ${lowestTierWith(rule.item)} tier; this key's tier is ${tier}`,
+      field,
+    });
   }
   return out;
 }

@@ -1,49 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { ScoreVersion } from './engine.ts';
+import type { Calibration } from './percentile.ts';
+import { VERSION_DEFINITIONS } from './weights.ts';
+
 /**
- * Score versions. A version freezes the component weights, the band thresholds and the
- * calibration table (raw-risk quantiles of its reference population), so a stored score can be
- * explained and reproduced. Versions are live or retired; the newest live one is the default.
+ * Score versions: each freezes its points, band thresholds (weights.ts) and the calibration table
+ * built by `npm run calibrate` (calibration/<id>.json). Versions are live or retired; the newest
+ * live one is the default.
  */
-export interface ScoreVersion {
-  id: string;
-  status: 'live' | 'retired';
-  /** Multiplier applied to each component's base points. */
-  weights: Record<string, number>;
-  /**
-   * Ascending raw-risk values at the 0th..100th percentile of the reference population:
-   * score = share of the population whose raw risk is strictly below the subject's.
-   */
-  quantiles: readonly number[];
-  referencePopulation: string;
+const CalibrationFile = z.object({
+  score_version: z.string(),
+  method: z.string(),
+  seed: z.int(),
+  population: z.int().positive(),
+  quantiles: z.array(z.number()).length(101),
+  cdf: z.object({ raw: z.array(z.number()).min(1), below: z.array(z.number().min(0).max(1)).min(1) }),
+});
+
+function loadCalibration(id: string): Calibration {
+  const file = new URL(`./calibration/${id}.json`, import.meta.url);
+  const cal = CalibrationFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+  if (cal.score_version !== id) throw new Error(`calibration/${id}.json is for ${cal.score_version}`);
+  if (cal.cdf.raw.length !== cal.cdf.below.length)
+    throw new Error(`calibration/${id}.json: cdf lengths differ`);
+  return cal;
 }
 
-const BASE_WEIGHTS: Record<string, number> = {
-  caller_id_integrity: 1,
-  ndc_range_risk: 1,
-  reputation_ledger: 1,
-  ip_network_type: 1,
-  ip_tor_exit: 1,
-  ip_vpn_proxy: 1,
-};
+export const SCORE_VERSIONS: readonly ScoreVersion[] = VERSION_DEFINITIONS.map((def) => ({
+  ...def,
+  calibration: loadCalibration(def.id),
+}));
 
-/** Evenly spread quantiles over [0, max]; stands in until a calibration table is built for a version. */
-function linearQuantiles(max: number): number[] {
-  return Array.from({ length: 101 }, (_, i) => (i * max) / 100);
-}
-
-export const SCORE_VERSIONS: readonly ScoreVersion[] = [
-  {
-    id: '2026.11.0',
-    status: 'live',
-    weights: BASE_WEIGHTS,
-    quantiles: linearQuantiles(100),
-    referencePopulation: 'reference population of 2026.11.0',
-  },
-];
-
-export function defaultVersion(): ScoreVersion {
-  const live = SCORE_VERSIONS.filter((v) => v.status === 'live');
-  return live[live.length - 1]!;
-}
+export const DEFAULT_VERSION: ScoreVersion = SCORE_VERSIONS.filter((v) => v.status === 'live').at(-1)!;
 
 export function findVersion(id: string): ScoreVersion | undefined {
   return SCORE_VERSIONS.find((v) => v.id === id);

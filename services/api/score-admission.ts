@@ -1,0 +1,76 @@
+import { ApiError, type ErrorItem } from '../../shared/contract/errors.ts';
+import type { Context, ScoreRequest } from '../../shared/contract/request.ts';
+import type { Tier } from '../../shared/contract/response.ts';
+import { validateScoreRequest } from '../../shared/contract/validation.ts';
+import type { ScoreVersion } from '../../shared/scoring/engine.ts';
+import { entitlementErrors } from '../../shared/scoring/tiers.ts';
+import { findVersion } from '../../shared/scoring/versions.ts';
+
+export interface ContextLookup {
+  getContext(orgId: string, contextId: string): Promise<Context | null>;
+}
+
+/** A request that passed every validation check, with what it refers to resolved. */
+export interface Admitted {
+  request: ScoreRequest;
+  /** The context to apply: the inline one if sent, else the saved one `context_id` names. */
+  context?: Context;
+  shadowVersion?: ScoreVersion;
+}
+
+/**
+ * The validation step of POST /v1/score, in this order:
+ * 1. 422: the schema of body and Idempotency-Key header, the saved context a lone `context_id`
+ *    names, and the existence of `options.shadow_version`, all reported together;
+ * 2. 403: options the caller's tier does not include (a version the tier may not use is not
+ *    looked up, so 422 about it is only given to a tier that has the option);
+ * 3. 409: a retired shadow version.
+ */
+export async function admitScoreRequest(
+  body: unknown,
+  idempotencyKey: string | undefined,
+  org: { org_id: string; tier: Tier },
+  contexts: ContextLookup,
+): Promise<Admitted> {
+  const validated = validateScoreRequest(body, idempotencyKey);
+  if (!validated.ok) throw new ApiError(422, validated.errors);
+  const request = validated.request;
+
+  const forbidden = entitlementErrors(request, org.tier);
+  const errors: ErrorItem[] = [];
+  let context = request.context;
+  if (context === undefined && request.context_id !== undefined) {
+    const saved = await contexts.getContext(org.org_id, request.context_id);
+    if (saved) context = saved;
+    else {
+      errors.push({
+        code: 'E_UNKNOWN_CONTEXT',
+        message: `no saved context '${request.context_id}' for this organisation`,
+        field: 'context_id',
+      });
+    }
+  }
+  const shadowId = request.options?.shadow_version;
+  const shadowVersion = shadowId !== undefined && forbidden.length === 0 ? findVersion(shadowId) : undefined;
+  if (shadowId !== undefined && forbidden.length === 0 && !shadowVersion) {
+    errors.push({
+      code: 'E_UNKNOWN_SCORE_VERSION',
+      message: `unknown score version '${shadowId}'`,
+      field: 'options.shadow_version',
+    });
+  }
+  if (errors.length > 0) throw new ApiError(422, errors);
+  if (forbidden.length > 0) throw new ApiError(403, forbidden);
+  if (shadowVersion?.status === 'retired') {
+    throw new ApiError(409, {
+      code: 'E_SCORE_VERSION_RETIRED',
+      message: `score version '${shadowVersion.id}' is retired`,
+      field: 'options.shadow_version',
+    });
+  }
+  return {
+    request,
+    ...(context ? { context } : {}),
+    ...(shadowVersion ? { shadowVersion } : {}),
+  };
+}

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../contract/request.ts';
+import type { IpFacts } from '../resolution/ip.ts';
+import type { PhoneFacts } from '../resolution/phone.ts';
+import {
+  actionFor,
+  bandFor,
+  contextEffect,
+  coverageOf,
+  evaluate,
+  score,
+  type ScoreVersion,
+} from './engine.ts';
+import { VERSION_DEFINITIONS } from './weights.ts';
+
+const def = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
+/** A calibration where raw risk r ranks at exactly r percent (for raws 0..100), to read results easily. */
+const version: ScoreVersion = {
+  ...def,
+  calibration: {
+    score_version: def.id,
+    method: 'test',
+    seed: 0,
+    population: 101,
+    quantiles: Array.from({ length: 101 }, (_, i) => i),
+    cdf: {
+      raw: Array.from({ length: 101 }, (_, i) => i),
+      below: Array.from({ length: 101 }, (_, i) => i / 100),
+    },
+  },
+};
+
+const mobile: PhoneFacts = {
+  e164: '+4915712345678',
+  valid: true,
+  possible: true,
+  trunkZero: false,
+  allocated: true,
+  country_code: 'DE',
+  calling_code: '49',
+  ndc: '157',
+  line_type: 'mobile',
+};
+const impossible: PhoneFacts = {
+  e164: '+444012345678',
+  valid: false,
+  possible: true,
+  trunkZero: false,
+  allocated: false,
+};
+const ip = (over: Partial<IpFacts> = {}): IpFacts => ({
+  address: '81.2.69.142',
+  version: 4,
+  bogon: false,
+  range: 'unicast',
+  hosting: false,
+  vpn: false,
+  proxy: false,
+  tor: false,
+  ...over,
+});
+const ctx = (geography: Context['geography'], extra: Partial<Context> = {}): Context => ({
+  sector: 'bank',
+  geography,
+  collection_point: {},
+  ...extra,
+});
+
+describe('bandFor', () => {
+  it.each([
+    [0, 'minimal'],
+    [19, 'minimal'],
+    [20, 'low'],
+    [39, 'low'],
+    [40, 'medium'],
+    [59, 'medium'],
+    [60, 'high'],
+    [79, 'high'],
+    [80, 'critical'],
+    [100, 'critical'],
+  ] as const)('balanced: %i is %s', (s, band) => expect(bandFor(s, def)).toBe(band));
+
+  it('recall_weighted lowers and precision_weighted raises every floor by the version shift', () => {
+    expect(bandFor(15, def, 'recall_weighted')).toBe('low');
+    expect(bandFor(14, def, 'recall_weighted')).toBe('minimal');
+    expect(bandFor(75, def, 'recall_weighted')).toBe('critical');
+    expect(bandFor(84, def, 'precision_weighted')).toBe('high');
+    expect(bandFor(85, def, 'precision_weighted')).toBe('critical');
+    expect(bandFor(24, def, 'precision_weighted')).toBe('minimal');
+  });
+});
+
+describe('actionFor', () => {
+  it('follows band, stricter at payment, authentication and profile_change', () => {
+    expect(actionFor('minimal', 'payment')).toBe('allow');
+    expect(actionFor('low')).toBe('allow');
+    expect(actionFor('low', 'authentication')).toBe('watch');
+    expect(actionFor('medium', 'onboarding')).toBe('investigate');
+    expect(actionFor('medium', 'profile_change')).toBe('step_up_auth');
+    expect(actionFor('high', 'support')).toBe('investigate');
+    expect(actionFor('high', 'payment')).toBe('challenge');
+    expect(actionFor('critical')).toBe('block');
+  });
+});
+
+describe('evaluate', () => {
+  it('gives an impossible caller ID CLI_IMPOSSIBLE with the version points', () => {
+    const { components, raw } = evaluate({ phone: impossible }, def.points);
+    expect(components).toEqual([
+      { component: 'caller_id_integrity', verdict: 'adverse', contribution: 45, detail: 'CLI_IMPOSSIBLE' },
+      { component: 'ndc_range_risk', verdict: 'no_match', contribution: 0, detail: 'NDC_RANGE_UNKNOWN' },
+    ]);
+    expect(raw).toBe(45);
+  });
+
+  it('counts reputation reports up to the cap', () => {
+    expect(evaluate({ reputation: { reports: 1 } }, def.points).components[0]).toMatchObject({
+      verdict: 'elevated',
+      contribution: 20,
+    });
+    expect(evaluate({ reputation: { reports: 9 } }, def.points).components[0]).toMatchObject({
+      verdict: 'adverse',
+      contribution: 60,
+    });
+    expect(evaluate({ reputation: 'unavailable' }, def.points).components[0]).toMatchObject({
+      verdict: 'unavailable',
+      contribution: 0,
+    });
+  });
+
+  it('classifies networks: bogon, hosting, access, unknown', () => {
+    const network = (f: IpFacts) => evaluate({ ip: f }, def.points).components[0]!.detail;
+    expect(network(ip({ bogon: true }))).toBe('IP_BOGON');
+    expect(network(ip({ hosting: true }))).toBe('IP_HOSTING');
+    expect(network(ip({ as_type: 'isp' }))).toBe('IP_ACCESS_NETWORK');
+    expect(network(ip())).toBe('IP_NETWORK_UNKNOWN');
+  });
+});
+
+describe('coverageOf', () => {
+  it('counts informative verdicts only', () => {
+    const c = (verdict: 'clean' | 'neutral' | 'no_match') => ({ component: 'x', verdict, contribution: 0 });
+    expect(coverageOf([c('clean'), c('clean'), c('clean'), c('neutral')])).toBe('strong');
+    expect(coverageOf([c('clean'), c('neutral')])).toBe('partial');
+    expect(coverageOf([c('no_match'), c('no_match'), c('clean')])).toBe('thin');
+    expect(coverageOf([])).toBe('thin');
+  });
+});
+
+describe('contextEffect', () => {
+  it('elevates outside operating countries and corridors', () => {
+    expect(contextEffect({ phone: mobile }, ctx({ operating_countries: ['GB'] })).effect).toBe(
+      'band_elevated',
+    );
+    expect(contextEffect({ phone: mobile }, ctx({ expected_corridors: ['DE'] })).effect).toBe('none');
+  });
+  it('reduces in a diaspora corridor, unless another leg is outside every list', () => {
+    expect(
+      contextEffect({ phone: mobile }, ctx({ operating_countries: ['GB'], diaspora_corridors: ['DE'] }))
+        .effect,
+    ).toBe('band_reduced');
+    const foreignIp = ip({ country_code: 'RU' });
+    expect(
+      contextEffect(
+        { phone: mobile, ip: foreignIp },
+        ctx({ operating_countries: ['GB'], diaspora_corridors: ['DE'] }),
+      ).effect,
+    ).toBe('band_elevated');
+  });
+  it('ignores countries of invalid numbers and bogons, and a context without geography lists', () => {
+    expect(
+      contextEffect({ ip: ip({ bogon: true, country_code: 'RU' }) }, ctx({ operating_countries: ['GB'] }))
+        .effect,
+    ).toBe('none');
+    expect(contextEffect({ phone: mobile }, ctx({})).effect).toBe('none');
+  });
+});
+
+describe('score', () => {
+  it('is pure: the same input gives the same output', () => {
+    const input = {
+      evidence: { phone: mobile, ip: ip() },
+      version,
+      context: ctx({ operating_countries: ['GB'] }),
+    };
+    expect(score(input)).toEqual(score(input));
+  });
+
+  it('shifts the band one step for the context, and says so', () => {
+    const out = score({
+      evidence: { phone: mobile },
+      version,
+      context: ctx({ operating_countries: ['GB'] }),
+      contextId: 'c1',
+    });
+    expect(out.score).toBe(0);
+    expect(out.band).toBe('low');
+    expect(out.context_applied).toMatchObject({ context_id: 'c1', effect: 'band_elevated' });
+  });
+
+  it('reports effect none when the band cannot move further', () => {
+    const out = score({
+      evidence: { phone: mobile },
+      version,
+      context: ctx({ operating_countries: ['DE'], diaspora_corridors: ['DE'] }),
+    });
+    expect(out.band).toBe('minimal');
+    expect(out.context_applied!.effect).toBe('none');
+  });
+
+  it('names the largest contribution as the primary risk factor, and lists benign exclusions', () => {
+    const out = score({
+      evidence: { phone: mobile, ip: ip({ hosting: true, country_code: 'DE' }) },
+      version,
+      context: ctx({ operating_countries: ['DE'] }),
+    });
+    expect(out.primary_risk_factor?.code).toBe('IP_HOSTING');
+    expect(out.benign_exclusions).toEqual(['MOBILE_IN_OPERATING_COUNTRY', 'IP_NOT_ANONYMISED']);
+    expect(out.score).toBe(20);
+  });
+
+  it('names unavailable capabilities in degraded_sources', () => {
+    const out = score({ evidence: { reputation: 'unavailable' }, version, degraded: ['ip_tor_exit'] });
+    expect(out.degraded_sources.sort()).toEqual(['ip_tor_exit', 'reputation_ledger']);
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { entitlementErrors, includedIn, lowestTierWith, suppressedFor, TIER_INCLUSION } from './tiers.ts';
+
+describe('tiers', () => {
+  it('each tier includes everything of the tier below', () => {
+    for (const item of TIER_INCLUSION.verify) expect(includedIn('assess').has(item)).toBe(true);
+    for (const item of TIER_INCLUSION.assess) expect(includedIn('bureau').has(item)).toBe(true);
+    expect(includedIn('verify').has('ndc_range_risk')).toBe(false);
+  });
+
+  it('suppressed lists exactly what the tier lacks, each with the lowest tier that has it', () => {
+    expect(suppressedFor('bureau')).toEqual([]);
+    expect(suppressedFor('assess').every((s) => s.available_in === 'bureau')).toBe(true);
+    const verify = suppressedFor('verify');
+    expect(verify).toHaveLength(TIER_INCLUSION.assess.length + TIER_INCLUSION.bureau.length);
+    for (const s of verify) expect(lowestTierWith(s.component)).toBe(s.available_in);
+  });
+
+  it('refuses shadow_version below bureau, naming the option', () => {
+    const req = {
+      subject: { ip_address: '1.1.1.1' },
+      options: { explain: true, shadow_version: '2026.08.0' },
+    };
+    expect(entitlementErrors(req, 'assess')).toEqual([
+      expect.objectContaining({ code: 'E_ENTITLEMENT_REQUIRED', field: 'options.shadow_version' }),
+    ]);
+    expect(entitlementErrors(req, 'bureau')).toEqual([]);
+    expect(entitlementErrors({ subject: { ip_address: '1.1.1.1' } }, 'verify')).toEqual([]);
+  });
+});

@@ -1,0 +1,352 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorBody } from '../../shared/contract/errors.ts';
+import {
+  ACTIONS,
+  BANDS,
+  COVERAGES,
+  HealthResponse,
+  ProbeResponse,
+  ScoreResponse,
+  VERDICTS,
+} from '../../shared/contract/response.ts';
+import { bandFor } from '../../shared/scoring/engine.ts';
+import { percentileRank } from '../../shared/scoring/percentile.ts';
+import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
+import { findVersion } from '../../shared/scoring/versions.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+/** Spec 2.2, 2.4, 2.5, sections 1 and 9, and decisions.md "Authentication and tiers" and "Scoring". */
+describe('POST /v1/score responses against the running API', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  const VALID_MOBILE = '+447911123456';
+  /** A possible length (10 national digits) in a range the UK plan does not assign (04...). */
+  const IMPOSSIBLE = '+444012345678';
+  const TRUNK_ZERO = '+4407911123456';
+  const DE_MOBILE = '+4915712345678';
+  const DE_SHARED_COST = '+4918012345678';
+  const BOTH = { phone_number: VALID_MOBILE, ip_address: '81.2.69.142' };
+
+  async function scored(tier: keyof Harness['callers'], body: unknown) {
+    const res = await h.callers[tier].score(body);
+    const json = await res.json();
+    expect(res.status, JSON.stringify(json)).toBe(200);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    return ScoreResponse.parse(json);
+  }
+  const component = (r: ScoreResponse, key: string) => r.components?.find((c) => c.component === key);
+
+  describe('table 2.2 fields in every tier', () => {
+    it.each(['verify', 'assess', 'bureau'] as const)('%s', async (tier) => {
+      const r = await scored(tier, { subject: BOTH, client_reference: 'ref-1' });
+      expect(r.score_id).toMatch(/^sc_[0-9a-f]{32}$/);
+      expect(r.tier).toBe(tier);
+      expect(r.score_version).toBe('2026.11.0');
+      expect(Number.isInteger(r.score) && r.score >= 0 && r.score <= 100).toBe(true);
+      expect(r.score_type).toBe('ranking');
+      expect(r.score_basis).toBe(
+        `riskier than ${r.score} % of subjects in the reference population of 2026.11.0`,
+      );
+      expect(BANDS).toContain(r.band);
+      expect(ACTIONS).toContain(r.recommended_action);
+      expect(COVERAGES).toContain(r.coverage);
+      expect(r.client_reference).toBe('ref-1');
+      expect(r.disclosure).toMatch(/ranking/);
+      expect(r.disclosure).toMatch(/not a probability/);
+      expect(r.degraded_sources).toEqual([]);
+      expect(Number.isInteger(r.latency_ms)).toBe(true);
+      for (const c of r.components!) {
+        expect(Object.keys(COMPONENT_KEYS)).toContain(c.component);
+        expect(VERDICTS).toContain(c.verdict);
+        expect(Number.isInteger(c.contribution)).toBe(true);
+        expect(Object.keys(REASON_CODES)).toContain(c.detail);
+      }
+      for (const b of r.benign_exclusions ?? []) expect(Object.keys(BENIGN_EXCLUSIONS)).toContain(b);
+    });
+  });
+
+  describe('tiers: inclusion and suppressed', () => {
+    it('verify sees its components only and is told what assess and bureau add', async () => {
+      const r = await scored('verify', { subject: BOTH });
+      expect(r.components!.map((c) => c.component).sort()).toEqual([
+        'caller_id_integrity',
+        'ip_network_type',
+      ]);
+      expect(r.subject).toBeUndefined();
+      expect(r.primary_risk_factor).toBeUndefined();
+      expect(r.benign_exclusions).toBeUndefined();
+      expect(r.cluster_id).toBeUndefined();
+      expect(r.suppressed).toEqual([
+        { component: 'ndc_range_risk', available_in: 'assess' },
+        { component: 'ip_tor_exit', available_in: 'assess' },
+        { component: 'ip_vpn_proxy', available_in: 'assess' },
+        { component: 'subject', available_in: 'assess' },
+        { component: 'primary_risk_factor', available_in: 'assess' },
+        { component: 'benign_exclusions', available_in: 'assess' },
+        { component: 'context_applied', available_in: 'assess' },
+        { component: 'reputation_ledger', available_in: 'bureau' },
+        { component: 'cluster_id', available_in: 'bureau' },
+        { component: 'shadow', available_in: 'bureau' },
+      ]);
+    });
+
+    it('assess adds range, anonymiser components and subject resolution', async () => {
+      const r = await scored('assess', { subject: BOTH });
+      expect(r.components!.map((c) => c.component).sort()).toEqual(
+        ['caller_id_integrity', 'ip_network_type', 'ip_tor_exit', 'ip_vpn_proxy', 'ndc_range_risk'].sort(),
+      );
+      expect(r.subject!.phone_number).toMatchObject({ e164: VALID_MOBILE, valid: true, allocated: true });
+      expect(r.subject!.ip_address).toMatchObject({ bogon: false });
+      expect(r.cluster_id).toBeUndefined();
+      expect(r.suppressed.map((s) => s.component)).toEqual(['reputation_ledger', 'cluster_id', 'shadow']);
+    });
+
+    it('bureau adds the reputation ledger and cluster_id, and suppresses nothing', async () => {
+      const r = await scored('bureau', { subject: BOTH });
+      expect(component(r, 'reputation_ledger')).toMatchObject({
+        verdict: 'no_match',
+        contribution: 0,
+        detail: 'REPUTATION_NO_REPORTS',
+      });
+      expect(r.cluster_id).toMatch(/^cl_[0-9a-f]{16}$/);
+      expect(r.suppressed).toEqual([]);
+    });
+
+    it('403 E_ENTITLEMENT_REQUIRED for shadow_version below bureau, before the version is looked up', async () => {
+      for (const tier of ['verify', 'assess'] as const) {
+        for (const v of ['2026.08.0', '2026.02.0', '1999.01.0']) {
+          const res = await h.callers[tier].score({ subject: BOTH, options: { shadow_version: v } });
+          expect(res.status).toBe(403);
+          expect(ErrorBody.parse(await res.json()).errors).toEqual([
+            expect.objectContaining({ code: 'E_ENTITLEMENT_REQUIRED', field: 'options.shadow_version' }),
+          ]);
+        }
+      }
+    });
+  });
+
+  describe('evidence', () => {
+    it('the same request twice gives the same score and components; only score_id and latency_ms differ', async () => {
+      const body = {
+        subject: BOTH,
+        context: { sector: 'bank', geography: { operating_countries: ['GB'] }, collection_point: {} },
+      };
+      const a = await scored('bureau', body);
+      const b = await scored('bureau', body);
+      expect(a.score_id).not.toBe(b.score_id);
+      const { score_id: _a, latency_ms: _al, ...restA } = a;
+      const { score_id: _b, latency_ms: _bl, ...restB } = b;
+      expect(restA).toEqual(restB);
+    });
+
+    it('a caller ID in an unassigned range of a possible length gets CLI_IMPOSSIBLE', async () => {
+      const r = await scored('assess', { subject: { phone_number: IMPOSSIBLE } });
+      expect(component(r, 'caller_id_integrity')).toMatchObject({
+        verdict: 'adverse',
+        detail: 'CLI_IMPOSSIBLE',
+      });
+      expect(component(r, 'caller_id_integrity')!.contribution).toBeGreaterThan(0);
+      expect(r.primary_risk_factor).toEqual({
+        code: 'CLI_IMPOSSIBLE',
+        narrative: REASON_CODES.CLI_IMPOSSIBLE,
+      });
+      expect(r.subject!.phone_number).toMatchObject({ valid: false, allocated: false });
+    });
+
+    it('a shared-cost range gets NDC_RANGE_ELEVATED', async () => {
+      const r = await scored('assess', { subject: { phone_number: DE_SHARED_COST } });
+      expect(component(r, 'ndc_range_risk')).toMatchObject({
+        verdict: 'elevated',
+        detail: 'NDC_RANGE_ELEVATED',
+      });
+      expect(r.subject!.phone_number).toMatchObject({
+        country_code: 'DE',
+        line_type: 'shared_cost',
+        ndc: '180',
+      });
+    });
+
+    it('a documentation-range IP (192.0.2.1) resolves as bogon', async () => {
+      const r = await scored('assess', { subject: { ip_address: '192.0.2.1' } });
+      expect(r.subject!.ip_address!.bogon).toBe(true);
+      expect(component(r, 'ip_network_type')).toMatchObject({ verdict: 'adverse', detail: 'IP_BOGON' });
+      expect(r.primary_risk_factor!.code).toBe('IP_BOGON');
+    });
+
+    it('no primary_risk_factor when nothing contributes', async () => {
+      const r = await scored('assess', { subject: { phone_number: VALID_MOBILE } });
+      expect(r.components!.every((c) => c.contribution === 0)).toBe(true);
+      expect(r.primary_risk_factor).toBeUndefined();
+      expect(r.score).toBe(0);
+      expect(r.band).toBe('minimal');
+      expect(r.recommended_action).toBe('allow');
+    });
+
+    it('coverage reports evidence density: strong, partial, thin', async () => {
+      expect((await scored('assess', { subject: { phone_number: VALID_MOBILE } })).coverage).toBe('strong');
+      expect((await scored('assess', { subject: { ip_address: '81.2.69.142' } })).coverage).toBe('partial');
+      expect((await scored('assess', { subject: { phone_number: TRUNK_ZERO } })).coverage).toBe('thin');
+    });
+
+    it('cluster_id is stable for the same infrastructure and differs across it', async () => {
+      const a = await scored('bureau', { subject: { ip_address: '81.2.69.142' } });
+      const b = await scored('bureau', { subject: { ip_address: '81.2.69.7' } });
+      const c = await scored('bureau', { subject: { ip_address: '8.8.8.8' } });
+      expect(a.cluster_id).toBe(b.cluster_id);
+      expect(a.cluster_id).not.toBe(c.cluster_id);
+    });
+  });
+
+  describe('ranking, not probability', () => {
+    it('score is the percentile rank of the raw risk in the version calibration table', async () => {
+      for (const subject of [
+        BOTH,
+        { phone_number: IMPOSSIBLE },
+        { phone_number: TRUNK_ZERO },
+        { ip_address: '192.0.2.1' },
+      ]) {
+        const r = await scored('bureau', { subject });
+        const raw = r.components!.reduce((s, c) => s + c.contribution, 0);
+        expect(r.score).toBe(percentileRank(raw, findVersion('2026.11.0')!.calibration));
+      }
+    });
+
+    it('shadow_version scores again under a live version (bureau)', async () => {
+      const r = await scored('bureau', {
+        subject: { ip_address: '192.0.2.1' },
+        options: { shadow_version: '2026.08.0' },
+      });
+      const v = findVersion('2026.08.0')!;
+      expect(r.shadow).toEqual({
+        score_version: '2026.08.0',
+        score: percentileRank(v.points.IP_BOGON + v.points.IP_NOT_ANONYMISED * 2, v.calibration),
+        band: bandFor(r.shadow!.score, v),
+      });
+      expect(r.score_version).toBe('2026.11.0');
+      expect((await scored('bureau', { subject: BOTH })).shadow).toBeUndefined();
+    });
+
+    it('409 E_SCORE_VERSION_RETIRED for a retired version, 422 for an unknown one', async () => {
+      const retired = await h.callers.bureau.score({
+        subject: BOTH,
+        options: { shadow_version: '2026.02.0' },
+      });
+      expect(retired.status).toBe(409);
+      expect(ErrorBody.parse(await retired.json()).errors).toEqual([
+        expect.objectContaining({ code: 'E_SCORE_VERSION_RETIRED', field: 'options.shadow_version' }),
+      ]);
+      const unknown = await h.callers.bureau.score({
+        subject: BOTH,
+        options: { shadow_version: '1999.01.0' },
+      });
+      expect(unknown.status).toBe(422);
+      expect(ErrorBody.parse(await unknown.json()).errors).toEqual([
+        expect.objectContaining({ code: 'E_UNKNOWN_SCORE_VERSION', field: 'options.shadow_version' }),
+      ]);
+    });
+  });
+
+  describe('bands, posture, moment and context', () => {
+    const ctx = (extra: object) => ({ sector: 'bank', geography: {}, collection_point: {}, ...extra });
+
+    it('risk_posture shifts the band thresholds, never the score', async () => {
+      const at = async (risk_posture: string) =>
+        scored('assess', { subject: { phone_number: TRUNK_ZERO }, context: ctx({ risk_posture }) });
+      const balanced = await at('balanced');
+      const recall = await at('recall_weighted');
+      const precision = await at('precision_weighted');
+      expect(balanced.score).toBe(78);
+      expect([recall.score, precision.score]).toEqual([78, 78]);
+      expect(balanced.band).toBe('high');
+      expect(recall.band).toBe('critical');
+      expect(precision.band).toBe('high');
+    });
+
+    it('recommended_action follows band and collection_point.moment', async () => {
+      const act = async (phone: string, moment?: string) =>
+        (
+          await scored('assess', {
+            subject: { phone_number: phone },
+            context: ctx({ collection_point: moment ? { moment } : {} }),
+          })
+        ).recommended_action;
+      expect(await act(TRUNK_ZERO)).toBe('investigate');
+      expect(await act(TRUNK_ZERO, 'payment')).toBe('challenge');
+      expect(await act(TRUNK_ZERO, 'support')).toBe('investigate');
+      expect(await act(IMPOSSIBLE, 'onboarding')).toBe('block');
+      expect(await act(VALID_MOBILE, 'payment')).toBe('allow');
+    });
+
+    it('a subject outside operating countries and corridors raises the band one step', async () => {
+      const r = await scored('assess', {
+        subject: { phone_number: DE_MOBILE },
+        context: ctx({ geography: { operating_countries: ['GB'], expected_corridors: ['FR'] } }),
+      });
+      expect(r.score).toBe(0);
+      expect(r.band).toBe('low');
+      expect(r.context_applied).toEqual({ effect: 'band_elevated', reason: expect.stringMatching(/DE/) });
+    });
+
+    it('a subject in a diaspora corridor lowers the band one step', async () => {
+      const r = await scored('assess', {
+        subject: { phone_number: DE_SHARED_COST },
+        context: ctx({ geography: { operating_countries: ['GB'], diaspora_corridors: ['DE'] } }),
+      });
+      expect(r.band).toBe('high');
+      expect(r.context_applied!.effect).toBe('band_reduced');
+      expect(r.benign_exclusions).toContain('SUBJECT_IN_DIASPORA_CORRIDOR');
+    });
+
+    it('a subject in an operating country: no effect, and a benign exclusion says why', async () => {
+      const r = await scored('assess', {
+        subject: { phone_number: VALID_MOBILE, ip_address: '81.2.69.142' },
+        context: ctx({ geography: { operating_countries: ['GB', 'GG'] } }),
+      });
+      expect(r.context_applied!.effect).toBe('none');
+      expect(r.benign_exclusions).toEqual(
+        expect.arrayContaining(['MOBILE_IN_OPERATING_COUNTRY', 'IP_NOT_ANONYMISED']),
+      );
+    });
+
+    it('verify gets the context-shifted band but not context_applied', async () => {
+      const r = await scored('verify', {
+        subject: { phone_number: DE_MOBILE },
+        context: ctx({ geography: { operating_countries: ['GB'] } }),
+      });
+      expect(r.band).toBe('low');
+      expect(r.context_applied).toBeUndefined();
+    });
+  });
+
+  it('options.explain false drops the evidence layer and keeps the rest', async () => {
+    const full = await scored('bureau', { subject: BOTH });
+    const lean = await scored('bureau', { subject: BOTH, options: { explain: false } });
+    for (const k of ['components', 'primary_risk_factor', 'benign_exclusions', 'subject'] as const) {
+      expect(lean[k]).toBeUndefined();
+    }
+    expect(lean.score).toBe(full.score);
+    expect(lean.band).toBe(full.band);
+    expect(lean.cluster_id).toBe(full.cluster_id);
+    expect(lean.suppressed).toEqual(full.suppressed);
+  });
+
+  it('/v1/health is public and keys capabilities by component key; probes answer', async () => {
+    const res = await fetch(`${h.api.url}/v1/health`);
+    expect(res.status).toBe(200);
+    const body = HealthResponse.parse(await res.json());
+    expect(Object.keys(body.capabilities).sort()).toEqual(Object.keys(COMPONENT_KEYS).sort());
+    expect(body.score_versions).toEqual([
+      { id: '2026.02.0', status: 'retired', default: false },
+      { id: '2026.08.0', status: 'live', default: false },
+      { id: '2026.11.0', status: 'live', default: true },
+    ]);
+    ProbeResponse.parse(await (await fetch(`${h.api.url}/livez`)).json());
+    ProbeResponse.parse(await (await fetch(`${h.api.url}/readyz`)).json());
+  });
+});
