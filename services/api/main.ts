@@ -12,6 +12,7 @@ import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { loadResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { buildApp } from './app.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
@@ -27,6 +28,10 @@ try {
 const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
 const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 
+// Loaded before the server listens, so /readyz never answers ready without it.
+const resolution = loadResolutionData();
+log.info({ load_ms: resolution.loadMs, sources: resolution.sources }, 'resolution data loaded');
+
 const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}` });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
@@ -36,7 +41,7 @@ await audit.start();
 const app = buildApp({
   log,
   auth: new Authenticator(new OrgStore(redis)),
-  scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r) }),
+  scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r), resolution: () => resolution }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   ready: () => true,
 });

@@ -5,6 +5,7 @@ import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { resolveIp } from '../../shared/resolution/ip.ts';
 import { resolvePhone } from '../../shared/resolution/phone.ts';
+import type { ResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { score, type Evidence } from '../../shared/scoring/engine.ts';
 import { shapeResponse, tierEvidence } from '../../shared/scoring/shape.ts';
 import { includedIn } from '../../shared/scoring/tiers.ts';
@@ -14,6 +15,8 @@ import type { Principal } from './auth.ts';
 export interface ScorerDeps {
   nodeId: string;
   publish: (record: AuditRecord) => void;
+  /** The current in-memory resolution data; a getter so a refresh can swap it between requests. */
+  resolution: () => ResolutionData;
 }
 
 /** Checks that need the caller's tier and the version registry; they come after schema validation. */
@@ -56,8 +59,9 @@ export class Scorer {
   score(req: ScoreRequest, principal: Principal, shadowVersion: ScoreVersion | undefined, startedAt: number) {
     const tier = principal.org.tier;
     const evidence: Evidence = {};
-    if (req.subject.phone_number) evidence.phone = resolvePhone(req.subject.phone_number);
-    if (req.subject.ip_address) evidence.ip = resolveIp(req.subject.ip_address);
+    const data = this.deps.resolution();
+    if (req.subject.phone_number) evidence.phone = resolvePhone(req.subject.phone_number, data.carriers);
+    if (req.subject.ip_address) evidence.ip = resolveIp(req.subject.ip_address, data.networks);
 
     const version = defaultVersion();
     const input = { evidence, context: req.context, contextId: req.context_id };

@@ -217,6 +217,7 @@ export function score(input: ScoreInput): Scored {
       allocated: p.allocated,
       ...(p.country_code ? { country_code: p.country_code } : {}),
       ...(p.ndc ? { ndc: p.ndc } : {}),
+      ...(p.operator ? { operator: p.operator } : {}),
       ...(p.line_type ? { line_type: p.line_type } : {}),
     };
   }

