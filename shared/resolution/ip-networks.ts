@@ -6,8 +6,7 @@
  * Each table is a set of disjoint ranges with the value in a parallel array indexed by row.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS, type Segments } from './flatten-ranges.ts';
 import { toV4Bounds, toV6Bounds, type V4Bounds, type V6Bounds } from './ip-ranges.ts';
 import { readV4Csv, readV6Csv, textField, uintField, type CsvRows } from './range-csv.ts';
@@ -30,21 +29,11 @@ export interface IpNetworks {
   countryV6: CountryTable<V6Bounds>;
   /** AS name per AS number; one entry per AS, not per row. */
   asNames: Map<number, string>;
-  /** Package versions the tables were built from, for health and audit. */
-  versions: { asn: string; country: string };
 }
 
 export function countryAt(table: CountryTable<unknown>, row: number): string {
   const packed = table.country[row]!;
   return String.fromCharCode(packed >> 8, packed & 0xff);
-}
-
-const require = createRequire(import.meta.url);
-
-function packageDir(name: string): { dir: string; version: string } {
-  const manifest = require.resolve(`${name}/package.json`);
-  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
-  return { dir: dirname(manifest), version };
 }
 
 /** Decodes each row's AS number (and records its name), then keeps it per flattened segment. */
@@ -88,17 +77,15 @@ function v6Table<Value>(file: string, values: (rows: CsvRows<bigint>, segments: 
   return { bounds: toV6Bounds(segments.starts, segments.ends), values: values(rows, segments) };
 }
 
-/** Reads and indexes the four CSV files; about half a second on a small machine. */
-export function loadIpNetworks(): IpNetworks {
-  const asnPkg = packageDir('@ip-location-db/asn');
-  const ccPkg = packageDir('@ip-location-db/geo-whois-asn-country');
+/** Reads and indexes the four CSV files, given the two packages' directories. */
+export function loadIpNetworks(asnDir: string, countryDir: string): IpNetworks {
   const asNames = new Map<number, string>();
   const asn = (rows: CsvRows<unknown>, segments: Segments<unknown>) => asnValues(rows, segments, asNames);
 
-  const asnV4 = v4Table(join(asnPkg.dir, 'asn-ipv4-num.csv'), asn);
-  const asnV6 = v6Table(join(asnPkg.dir, 'asn-ipv6-num.csv'), asn);
-  const countryV4 = v4Table(join(ccPkg.dir, 'geo-whois-asn-country-ipv4-num.csv'), countryValues);
-  const countryV6 = v6Table(join(ccPkg.dir, 'geo-whois-asn-country-ipv6-num.csv'), countryValues);
+  const asnV4 = v4Table(join(asnDir, 'asn-ipv4-num.csv'), asn);
+  const asnV6 = v6Table(join(asnDir, 'asn-ipv6-num.csv'), asn);
+  const countryV4 = v4Table(join(countryDir, 'geo-whois-asn-country-ipv4-num.csv'), countryValues);
+  const countryV6 = v6Table(join(countryDir, 'geo-whois-asn-country-ipv6-num.csv'), countryValues);
 
   return {
     asnV4: { bounds: asnV4.bounds, asn: asnV4.values },
@@ -106,6 +93,5 @@ export function loadIpNetworks(): IpNetworks {
     countryV4: { bounds: countryV4.bounds, country: countryV4.values },
     countryV6: { bounds: countryV6.bounds, country: countryV6.values },
     asNames,
-    versions: { asn: asnPkg.version, country: ccPkg.version },
   };
 }

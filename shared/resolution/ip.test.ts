@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { continentOf } from './continents.ts';
 import { resolveIp } from './ip.ts';
-import { loadIpNetworks, type IpNetworks } from './ip-networks.ts';
+import type { IpNetworks } from './ip-networks.ts';
+import { loadResolutionData } from './resolution-data.ts';
 
 // Real data from the installed @ip-location-db packages; expectations follow their 2.3.x content.
 let networks: IpNetworks;
 beforeAll(() => {
-  networks = loadIpNetworks();
+  networks = loadResolutionData().networks;
 });
 
 describe('resolveIp', () => {

