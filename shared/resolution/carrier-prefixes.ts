@@ -35,8 +35,9 @@ function keyOf(callingCode: number, prefix: number, length: number): number {
  */
 export function readStringDocument(bytes: Buffer, file: string): Map<string, string> {
   const fail = (why: string) => new Error(`carrier data ${file}: ${why}`);
-  if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length)
+  if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length) {
     throw fail('length header does not match the file');
+  }
   const out = new Map<string, string>();
   let at = 4;
   for (;;) {
@@ -72,7 +73,7 @@ export function loadCarrierPrefixes(packageDir: string): CarrierPrefixes {
       if (!/^\d+$/.test(prefix) || prefix.length > MAX_PREFIX_DIGITS) {
         throw new Error(`carrier data ${file}: unexpected entry for prefix '${prefix}'`);
       }
-      // Google's readers treat an empty name as "no carrier here" and fall back to a shorter prefix.
+      // As the package's own reader does: an empty name is no answer, a shorter prefix may have one.
       if (name === '') continue;
       let id = nameIds.get(name);
       if (id === undefined) {
