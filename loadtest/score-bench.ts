@@ -9,11 +9,13 @@
 import { validateScoreRequest } from '../shared/contract/validation.ts';
 import { newScoreId } from '../shared/ids.ts';
 import { score } from '../shared/scoring/engine.ts';
+import { loadResolutionData } from '../shared/resolution/resolution-data.ts';
 import { gatherEvidence } from '../shared/scoring/evidence.ts';
 import { shapeResponse } from '../shared/scoring/shape.ts';
 import { DEFAULT_VERSION, findVersion } from '../shared/scoring/versions.ts';
 
 const iterations = Number(process.argv[2] ?? 50_000);
+const data = loadResolutionData();
 const shadowVersion = findVersion('2026.08.0')!;
 const context = {
   sector: 'remittance',
@@ -31,7 +33,7 @@ const bodies = subjects.map((subject) => ({ subject, context, options: { shadow_
 
 function scoreOnce(i: number): void {
   const body = bodies[i % bodies.length]!;
-  const evidence = gatherEvidence(body.subject, true);
+  const evidence = gatherEvidence(body.subject, data, true);
   const scored = score({ evidence, version: DEFAULT_VERSION, context });
   const shadow = score({ evidence, version: shadowVersion, context });
   shapeResponse({

@@ -12,6 +12,7 @@ import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { loadResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { buildApp } from './app.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
@@ -27,6 +28,14 @@ try {
 const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
 const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 
+// Loaded before the server listens, so /readyz never answers ready without it.
+const resolution = loadResolutionData();
+log.info(
+  { load_ms: resolution.loadMs, origin: resolution.origin, sources: resolution.sources },
+  'resolution data loaded',
+);
+if (resolution.cacheError) log.warn({ reason: resolution.cacheError }, 'resolution cache unavailable');
+
 const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}` });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
@@ -38,7 +47,7 @@ const app = buildApp({
   log,
   auth: new Authenticator(orgs),
   contexts: orgs,
-  scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r) }),
+  scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r), resolution: () => resolution }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   ready: () => true,
 });

@@ -2,6 +2,7 @@ import type { AuditRecord } from '../../shared/audit/record.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { newScoreId } from '../../shared/ids.ts';
+import type { ResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { score } from '../../shared/scoring/engine.ts';
 import { gatherEvidence } from '../../shared/scoring/evidence.ts';
 import { shapeResponse, tierEvidence } from '../../shared/scoring/shape.ts';
@@ -13,6 +14,8 @@ import type { Admitted } from './score-admission.ts';
 export interface ScorerDeps {
   nodeId: string;
   publish: (record: AuditRecord) => void;
+  /** The current in-memory resolution data; a getter so a refresh can swap it between requests. */
+  resolution: () => ResolutionData;
 }
 
 /** Scores a validated request from in-memory data only, and hands the audit record to the publisher. */
@@ -26,7 +29,11 @@ export class Scorer {
   score(admitted: Admitted, principal: Principal, startedAt: number) {
     const { request: req, context, shadowVersion } = admitted;
     const tier = principal.org.tier;
-    const evidence = gatherEvidence(req.subject, includedIn(tier).has('reputation_ledger'));
+    const evidence = gatherEvidence(
+      req.subject,
+      this.deps.resolution(),
+      includedIn(tier).has('reputation_ledger'),
+    );
 
     const version = DEFAULT_VERSION;
     const input = { evidence, context, contextId: req.context_id };

@@ -1,16 +1,24 @@
 import ipaddr from 'ipaddr.js';
+import { classifyAs, type AsType } from './as-type.ts';
+import { continentOf } from './continents.ts';
+import { countryAt, type IpNetworks } from './ip-networks.ts';
+import { findV4, findV6 } from './ip-ranges.ts';
 
 /** Network attributes of an IP address. */
 export interface IpFacts {
   /** Canonical form; an IPv4-mapped IPv6 address is reported as its IPv4. */
   address: string;
   version: 4 | 6;
-  /** Special-purpose or reserved space (RFC 6890 and friends): never a routable subscriber. */
+  /** Never a routable subscriber: special-purpose space, or space no registry has allocated (see `resolveIp`). */
   bogon: boolean;
+  /** ipaddr.js's name of the special-purpose range, `unicast`, or `unallocated`. */
   range: string;
+  /** Origin AS, as `AS<number>`. */
   asn?: string;
   as_name?: string;
-  as_type?: string;
+  /** Absent when the AS is unknown or its type cannot be told (see as-type.ts). */
+  as_type?: Exclude<AsType, 'unknown'>;
+  /** Registry (whois) country of the allocation, ISO 3166-1 alpha-2. */
   country_code?: string;
   continent?: string;
   hosting: boolean;
@@ -19,13 +27,49 @@ export interface IpFacts {
   tor: boolean;
 }
 
-export function resolveIp(literal: string): IpFacts {
+interface Located {
+  asn?: number;
+  country?: string;
+}
+
+function locateV4(networks: IpNetworks, addr: ipaddr.IPv4): Located {
+  const [a, b, c, d] = addr.octets as [number, number, number, number];
+  const value = a * 0x1000000 + ((b << 16) | (c << 8) | d);
+  const asnRow = findV4(networks.asnV4.bounds, value);
+  const countryRow = findV4(networks.countryV4.bounds, value);
+  return {
+    ...(asnRow >= 0 ? { asn: networks.asnV4.asn[asnRow]! } : {}),
+    ...(countryRow >= 0 ? { country: countryAt(networks.countryV4, countryRow) } : {}),
+  };
+}
+
+function locateV6(networks: IpNetworks, addr: ipaddr.IPv6): Located {
+  const p = addr.parts;
+  const hi = (BigInt(p[0]! * 0x10000 + p[1]!) << 32n) | BigInt(p[2]! * 0x10000 + p[3]!);
+  const lo = (BigInt(p[4]! * 0x10000 + p[5]!) << 32n) | BigInt(p[6]! * 0x10000 + p[7]!);
+  const asnRow = findV6(networks.asnV6.bounds, hi, lo);
+  const countryRow = findV6(networks.countryV6.bounds, hi, lo);
+  return {
+    ...(asnRow >= 0 ? { asn: networks.asnV6.asn[asnRow]! } : {}),
+    ...(countryRow >= 0 ? { country: countryAt(networks.countryV6, countryRow) } : {}),
+  };
+}
+
+/**
+ * Bogon rule: an address is a bogon when ipaddr.js places it in a special-purpose range
+ * (RFC 6890 and successors: private, loopback, documentation such as 192.0.2.0/24, reserved,
+ * multicast, ...), or when it is in neither the routing table (@ip-location-db/asn) nor any
+ * registry allocation (@ip-location-db/geo-whois-asn-country), the "unallocated" part of Team
+ * Cymru's full bogon list. Allocated space that is simply not announced is not a bogon: it is
+ * reported with its country and no AS.
+ */
+export function resolveIp(literal: string, networks: IpNetworks): IpFacts {
   let addr = ipaddr.parse(literal.split('%')[0]!);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
     addr = (addr as ipaddr.IPv6).toIPv4Address();
   }
   const range = addr.range();
-  return {
+  const facts: IpFacts = {
     address: addr.toString(),
     version: addr.kind() === 'ipv4' ? 4 : 6,
     bogon: range !== 'unicast',
@@ -35,4 +79,29 @@ export function resolveIp(literal: string): IpFacts {
     proxy: false,
     tor: false,
   };
+  if (facts.bogon) return facts;
+
+  const located =
+    addr.kind() === 'ipv4'
+      ? locateV4(networks, addr as ipaddr.IPv4)
+      : locateV6(networks, addr as ipaddr.IPv6);
+  if (located.asn === undefined && located.country === undefined) {
+    facts.bogon = true;
+    facts.range = 'unallocated';
+    return facts;
+  }
+  if (located.asn !== undefined) {
+    const name = networks.asNames.get(located.asn);
+    facts.asn = `AS${located.asn}`;
+    if (name) facts.as_name = name;
+    const type = classifyAs(located.asn, name);
+    if (type !== 'unknown') facts.as_type = type;
+    facts.hosting = type === 'hosting';
+  }
+  if (located.country !== undefined) {
+    facts.country_code = located.country;
+    const continent = continentOf(located.country);
+    if (continent) facts.continent = continent;
+  }
+  return facts;
 }

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { carrierFor, type CarrierPrefixes } from './carrier-prefixes.ts';
 
 /** What the numbering plan says about a phone number; network attributes only, never a subscriber. */
 export interface PhoneFacts {
@@ -13,20 +14,43 @@ export interface PhoneFacts {
   calling_code?: string;
   ndc?: string;
   line_type?: string;
+  /** The carrier the number's range was originally assigned to; porting is not visible here. */
+  operator?: string;
   allocated: boolean;
 }
 
-export function resolvePhone(e164: string): PhoneFacts {
+/**
+ * Google only names a carrier for numbers that can be mobile: its carrier data describes mobile
+ * ranges, and a fixed-line number that shares a prefix would be mislabelled
+ * (PhoneNumberToCarrierMapper.getNameForNumber).
+ */
+const CARRIER_LINE_TYPES = new Set(['mobile', 'fixed_line_or_mobile', 'pager']);
+
+export function resolvePhone(e164: string, carriers: CarrierPrefixes): PhoneFacts {
   const parsed = parsePhoneNumberFromString(e164);
   if (!parsed) {
     return { e164, valid: false, possible: false, trunkZero: false, allocated: false };
   }
-  const trunkZero = parsed.nationalNumber.startsWith('0');
-  const valid = !trunkZero && parsed.isValid();
+  // libphonenumber-js strips a national prefix even after the country code, so "+44 07911..."
+  // parses as "+44 7911..."; compare with the digits as sent. A zero the plan keeps (Italy's
+  // "+39 06...") stays in the parsed national number and is not a trunk zero.
+  const sentNational = e164.slice(1 + parsed.countryCallingCode.length);
+  const trunkZero = sentNational.startsWith('0') && !parsed.nationalNumber.startsWith('0');
+  if (trunkZero) {
+    return {
+      e164,
+      valid: false,
+      possible: false,
+      trunkZero,
+      calling_code: parsed.countryCallingCode,
+      allocated: false,
+    };
+  }
+  const valid = parsed.isValid();
   const facts: PhoneFacts = {
     e164: parsed.number,
     valid,
-    possible: !trunkZero && parsed.isPossible(),
+    possible: parsed.isPossible(),
     trunkZero,
     calling_code: parsed.countryCallingCode,
     allocated: valid,
@@ -40,6 +64,10 @@ export function resolvePhone(e164: string): PhoneFacts {
     if (groups.length >= 3) facts.ndc = groups[1];
     const type = parsed.getType();
     if (type) facts.line_type = type.toLowerCase();
+    if (CARRIER_LINE_TYPES.has(facts.line_type ?? '')) {
+      const operator = carrierFor(carriers, parsed.countryCallingCode, parsed.nationalNumber);
+      if (operator) facts.operator = operator;
+    }
   }
   return facts;
 }

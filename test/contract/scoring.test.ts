@@ -256,13 +256,18 @@ describe('POST /v1/score responses against the running API', () => {
     const ctx = (extra: object) => ({ sector: 'bank', geography: {}, collection_point: {}, ...extra });
 
     it('risk_posture shifts the band thresholds, never the score', async () => {
+      // A subject whose score (75 under 2026.11.0's calibration) sits where recall_weighted's
+      // lower critical threshold (75) differs from balanced's (80).
       const at = async (risk_posture: string) =>
-        scored('assess', { subject: { phone_number: TRUNK_ZERO }, context: ctx({ risk_posture }) });
+        scored('assess', {
+          subject: { phone_number: TRUNK_ZERO, ip_address: '81.2.69.142' },
+          context: ctx({ risk_posture }),
+        });
       const balanced = await at('balanced');
       const recall = await at('recall_weighted');
       const precision = await at('precision_weighted');
-      expect(balanced.score).toBe(78);
-      expect([recall.score, precision.score]).toEqual([78, 78]);
+      expect(balanced.score).toBe(75);
+      expect([recall.score, precision.score]).toEqual([75, 75]);
       expect(balanced.band).toBe('high');
       expect(recall.band).toBe('critical');
       expect(precision.band).toBe('high');

@@ -25,6 +25,7 @@ import { getCountries, getExampleNumber, getCountryCallingCode } from 'libphonen
 import examples from 'libphonenumber-js/mobile/examples';
 import { evaluate } from '../engine.ts';
 import { gatherEvidence } from '../evidence.ts';
+import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { buildCdf, type Calibration } from '../percentile.ts';
 import { VERSION_DEFINITIONS } from '../weights.ts';
 
@@ -99,7 +100,8 @@ function main(): void {
     const ip = kind >= 0.4 ? drawIp(rand, blocks) : undefined;
     subjects.push({ ...(phone ? { phone_number: phone } : {}), ...(ip ? { ip_address: ip } : {}) });
   }
-  const evidences = subjects.map((s) => gatherEvidence(s, false));
+  const data = loadResolutionData();
+  const evidences = subjects.map((s) => gatherEvidence(s, data, false));
   for (const def of VERSION_DEFINITIONS) {
     const raws = evidences.map((e) => evaluate(e, def.points).raw);
     const { raw, below, quantiles } = buildCdf(raws);
