@@ -2,7 +2,8 @@
  * Admin CLI, standing in for the portal's Keys page. Prints one JSON object per command on stdout.
  *
  *   org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
- *   org show --org ORG_ID
+ *   org update --org ORG_ID [--tier T] [--rate-rps N] [--credits N] [--overdraft N]
+ *   org show --org ORG_ID          (includes credits used this UTC month)
  *   key create --org ORG_ID
  *   key list --org ORG_ID
  *   key revoke --key-id ID
@@ -12,10 +13,11 @@ import { z } from 'zod';
 import { loadConfig } from '../../shared/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
-import { OrgStore } from '../../shared/orgs/store.ts';
+import { OrgStore, type OrgUpdate } from '../../shared/orgs/store.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
+  admin org update --org ORG_ID [--tier verify|assess|bureau] [--rate-rps N] [--credits N] [--overdraft N]
   admin org show --org ORG_ID
   admin key create --org ORG_ID
   admin key list --org ORG_ID
@@ -38,6 +40,12 @@ function num(value: string | undefined, flag: string, positive = false): number 
   return r.data;
 }
 
+function tierArg(value: string | undefined) {
+  const tier = z.enum(TIERS).safeParse(value);
+  if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
+  return tier.data;
+}
+
 export async function run(argv: string[], store: OrgStore): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -55,20 +63,39 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
   const [noun, verb] = positionals;
   switch (`${noun} ${verb}`) {
     case 'org create': {
-      const tier = z.enum(TIERS).safeParse(values.tier);
-      if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
       return store.createOrg({
         name: need(values.name, 'name'),
-        tier: tier.data,
+        tier: tierArg(values.tier),
         rateRps: num(values['rate-rps'], 'rate-rps', true),
         credits: num(values.credits, 'credits'),
         overdraft: num(values.overdraft, 'overdraft'),
       });
     }
+    case 'org update': {
+      const orgId = need(values.org, 'org');
+      const update: OrgUpdate = {};
+      if (values.tier !== undefined) update.tier = tierArg(values.tier);
+      const rate = num(values['rate-rps'], 'rate-rps', true);
+      if (rate !== undefined) update.rate_rps = rate;
+      const credits = num(values.credits, 'credits');
+      if (credits !== undefined) update.credits = credits;
+      const overdraft = num(values.overdraft, 'overdraft');
+      if (overdraft !== undefined) update.overdraft = overdraft;
+      if (Object.keys(update).length === 0) throw new UsageError('nothing to update');
+      const org = await store.updateOrg(orgId, update);
+      if (!org) throw new UsageError(`unknown organisation ${orgId}`);
+      return org;
+    }
     case 'org show': {
       const org = await store.getOrg(need(values.org, 'org'));
       if (!org) throw new UsageError(`unknown organisation ${values.org}`);
-      return org;
+      const { period, used } = await store.creditsUsed(org.org_id);
+      return {
+        ...org,
+        credits_period: period,
+        credits_used: used,
+        credits_remaining: org.credits - used,
+      };
     }
     case 'key create':
       return store.createKey(need(values.org, 'org'));

@@ -2,6 +2,17 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { TIERS, type Tier } from '../contract/response.ts';
 import { generateApiKey, keyDigest, newId } from './keys.ts';
+import {
+  creditPeriod,
+  creditsKey,
+  digestKey,
+  DIGEST_KEY_PATTERN,
+  KEYS_REVOKED_CHANNEL,
+  keyIdKey,
+  orgKey,
+  orgKeysKey,
+  ORGS_CHANGED_CHANNEL,
+} from './keyspace.ts';
 
 /** Default per-second rates by tier (decisions.md); an organisation may override its own. */
 export const DEFAULT_RATE_RPS: Record<Tier, number> = { verify: 10, assess: 50, bureau: 200 };
@@ -27,17 +38,21 @@ export const KeyRecord = z.object({
 });
 export type KeyRecord = z.infer<typeof KeyRecord>;
 
-const orgKey = (orgId: string) => `frs:org:${orgId}`;
-const orgKeysKey = (orgId: string) => `frs:org:${orgId}:keys`;
-const digestKey = (digest: string) => `frs:apikey:${digest}`;
-const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
-
 export interface CreateOrgInput {
   name: string;
   tier: Tier;
   rateRps?: number;
   credits?: number;
   overdraft?: number;
+}
+
+export type OrgUpdate = Partial<Pick<Org, 'tier' | 'rate_rps' | 'credits' | 'overdraft'>>;
+
+/** An active key's record with its organisation, as the API's key cache holds it. */
+export interface ResolvedKey {
+  digest: string;
+  key: KeyRecord;
+  org: Org;
 }
 
 /** Organisations and API keys in Redis. Keys are stored only as SHA-256 digests. */
@@ -61,6 +76,22 @@ export class OrgStore {
     };
     await this.redis.hset(orgKey(org.org_id), org);
     return org;
+  }
+
+  /** Changes limits or tier of an organisation and tells every API node to re-read it. */
+  async updateOrg(orgId: string, update: OrgUpdate): Promise<Org | null> {
+    const current = await this.getOrg(orgId);
+    if (!current) return null;
+    const next = Org.parse({ ...current, ...update });
+    await this.redis.multi().hset(orgKey(orgId), next).publish(ORGS_CHANGED_CHANNEL, orgId).exec();
+    return next;
+  }
+
+  /** Credits billed to an organisation in the UTC month of `nowMs`. */
+  async creditsUsed(orgId: string, nowMs = Date.now()): Promise<{ period: string; used: number }> {
+    const period = creditPeriod(nowMs);
+    const used = Number((await this.redis.get(creditsKey(orgId, period))) ?? 0);
+    return { period, used };
   }
 
   async getOrg(orgId: string): Promise<Org | null> {
@@ -103,7 +134,12 @@ export class OrgStore {
   async revokeKey(keyId: string): Promise<boolean> {
     const digest = await this.redis.get(keyIdKey(keyId));
     if (!digest) return false;
-    await this.redis.hset(digestKey(digest), 'status', 'revoked');
+    // The publish tells every API node to drop the key from its cache within a second.
+    await this.redis
+      .multi()
+      .hset(digestKey(digest), 'status', 'revoked')
+      .publish(KEYS_REVOKED_CHANNEL, digest)
+      .exec();
     return true;
   }
 
@@ -115,6 +151,38 @@ export class OrgStore {
     if (key.status !== 'active') return null;
     const org = await this.getOrg(key.org_id);
     return org ? { key, org } : null;
+  }
+
+  /**
+   * Every active key with its organisation: what an API node loads at boot and after its pub/sub
+   * connection drops, so it can still tell known keys from unknown ones while Redis is down.
+   */
+  async activeKeys(): Promise<ResolvedKey[]> {
+    const digests: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', DIGEST_KEY_PATTERN, 'COUNT', 1000);
+      cursor = next;
+      for (const k of batch) digests.push(k.slice(DIGEST_KEY_PATTERN.length - 1));
+    } while (cursor !== '0');
+    const records = await Promise.all(digests.map((d) => this.redis.hgetall(digestKey(d))));
+    const active = new Map<string, KeyRecord>();
+    records.forEach((h, i) => {
+      const rec = KeyRecord.safeParse(h);
+      if (rec.success && rec.data.status === 'active') active.set(digests[i]!, rec.data);
+    });
+    const orgIds = [...new Set([...active.values()].map((k) => k.org_id))];
+    const orgs = new Map<string, Org>();
+    for (const [i, h] of (await Promise.all(orgIds.map((id) => this.redis.hgetall(orgKey(id))))).entries()) {
+      const org = Org.safeParse(h);
+      if (org.success) orgs.set(orgIds[i]!, org.data);
+    }
+    const out: ResolvedKey[] = [];
+    for (const [digest, key] of active) {
+      const org = orgs.get(key.org_id);
+      if (org) out.push({ digest, key, org });
+    }
+    return out;
   }
 
   resolveKey(apiKey: string) {
