@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/contract/errors.ts';
 import { ScoreRequest } from '../../../shared/contract/request.ts';
 import { issuesToErrors } from '../../../shared/contract/validation.ts';
 import type { Authenticator, Principal } from '../auth.ts';
+import type { AdmissionControl } from '../controls/controls.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { checkEntitlements, type Scorer } from '../scorer.ts';
@@ -10,20 +11,36 @@ import { checkEntitlements, type Scorer } from '../scorer.ts';
 export interface ScoreRouteDeps {
   auth: Authenticator;
   scorer: Scorer;
+  controls: AdmissionControl;
 }
 
-/** POST /v1/score. Order of checks: authenticate, validate, (controls), score. */
+/** POST /v1/score. Order of checks: authenticate, validate, controls (rate, credits, idempotency), score. */
 export function scoreRoutes(deps: ScoreRouteDeps): Router {
   const router = Router();
   router
     .route('/v1/score')
-    .post(deps.auth.middleware(), jsonBody, (req, res) => {
+    .post(deps.auth.middleware(), jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
       const parsed = ScoreRequest.safeParse(req.body);
       if (!parsed.success) throw new ApiError(422, issuesToErrors(parsed.error.issues));
       const shadow = checkEntitlements(parsed.data, principal);
-      res.json(deps.scorer.score(parsed.data, principal, shadow, startedAt));
+
+      const admission = await deps.controls.admit(principal, req.get('idempotency-key'), req.body);
+      res.set(admission.headers).type('application/json');
+      if (admission.kind === 'replay') {
+        res.send(admission.body);
+        return;
+      }
+      let body: string;
+      try {
+        body = JSON.stringify(deps.scorer.score(parsed.data, principal, shadow, startedAt));
+      } catch (err) {
+        await admission.release();
+        throw err;
+      }
+      await admission.commit(body);
+      res.send(body);
     })
     .all(methodNotAllowed(['POST']));
   return router;
