@@ -54,7 +54,17 @@ export class PrivateRedis {
     await exited;
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open and commands hang, as with a stalled Redis. */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
   async destroy(): Promise<void> {
+    this.resume();
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
