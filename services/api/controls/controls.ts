@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../../../shared/contract/errors.ts';
+import { IDEMPOTENCY_KEY_MAX } from '../../../shared/contract/request.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import {
   creditPeriod,
@@ -20,7 +21,6 @@ export const IDEMPOTENCY_TTL_S = 24 * 3600;
 const IN_PROGRESS_TTL_S = 30;
 /** After a Redis error, requests use the local controls this long before Redis is tried again. */
 const RETRY_REDIS_AFTER_MS = 1_000;
-const IDEMPOTENCY_KEY_MAX = 128;
 
 const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
 
