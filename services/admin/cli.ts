@@ -2,26 +2,34 @@
  * Admin CLI, standing in for the portal's Keys page. Prints one JSON object per command on stdout.
  *
  *   org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
- *   org update --org ORG_ID [--tier T] [--rate-rps N] [--credits N] [--overdraft N]
+ *   org update --org ORG_ID [--tier T] [--rate-rps N] [--credits N] [--overdraft N] [--entitlements a,b]
  *   org show --org ORG_ID          (includes credits used this UTC month)
  *   key create --org ORG_ID
  *   key list --org ORG_ID
  *   key revoke --key-id ID
+ *   context set --org ORG_ID --id CONTEXT_ID --json '{"sector": ...}'
+ *   context delete --org ORG_ID --id CONTEXT_ID
+ *   context list --org ORG_ID
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../../shared/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
-import { OrgStore, type OrgUpdate } from '../../shared/orgs/store.ts';
+import { Context } from '../../shared/contract/request.ts';
+import { CONTEXT_ID, ENTITLEMENT_ITEMS, OrgStore, type OrgUpdate } from '../../shared/orgs/store.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
   admin org update --org ORG_ID [--tier verify|assess|bureau] [--rate-rps N] [--credits N] [--overdraft N]
+                   [--entitlements ITEM,ITEM]   (items beyond the tier's defaults; '' clears)
   admin org show --org ORG_ID
   admin key create --org ORG_ID
   admin key list --org ORG_ID
-  admin key revoke --key-id ID`;
+  admin key revoke --key-id ID
+  admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
+  admin context delete --org ORG_ID --id CONTEXT_ID
+  admin context list --org ORG_ID`;
 
 class UsageError extends Error {}
 
@@ -38,6 +46,25 @@ function num(value: string | undefined, flag: string, positive = false): number 
   if (!r.success)
     throw new UsageError(`--${flag} must be a ${positive ? 'positive' : 'non-negative'} integer`);
   return r.data;
+}
+
+function entitlementsArg(value: string): string[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = items.filter((i) => !ENTITLEMENT_ITEMS.includes(i));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown entitlement ${unknown.join(', ')}; known: ${ENTITLEMENT_ITEMS.join(', ')}`);
+  return [...new Set(items)];
+}
+
+function jsonArg(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new UsageError('--json is not valid JSON');
+  }
 }
 
 function tierArg(value: string | undefined) {
@@ -58,6 +85,9 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       overdraft: { type: 'string' },
       org: { type: 'string' },
       'key-id': { type: 'string' },
+      entitlements: { type: 'string' },
+      id: { type: 'string' },
+      json: { type: 'string' },
     },
   });
   const [noun, verb] = positionals;
@@ -81,6 +111,7 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       if (credits !== undefined) update.credits = credits;
       const overdraft = num(values.overdraft, 'overdraft');
       if (overdraft !== undefined) update.overdraft = overdraft;
+      if (values.entitlements !== undefined) update.entitlements = entitlementsArg(values.entitlements);
       if (Object.keys(update).length === 0) throw new UsageError('nothing to update');
       const org = await store.updateOrg(orgId, update);
       if (!org) throw new UsageError(`unknown organisation ${orgId}`);
@@ -105,6 +136,30 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       const keyId = need(values['key-id'], 'key-id');
       if (!(await store.revokeKey(keyId))) throw new UsageError(`unknown key ${keyId}`);
       return { key_id: keyId, status: 'revoked' };
+    }
+    case 'context set': {
+      const orgId = need(values.org, 'org');
+      const id = CONTEXT_ID.safeParse(need(values.id, 'id'));
+      if (!id.success) throw new UsageError(`--id: ${id.error.issues[0]!.message}`);
+      const context = Context.safeParse(jsonArg(need(values.json, 'json')));
+      if (!context.success) {
+        const why = context.error.issues.map((i) => `${i.path.join('.') || '(context)'}: ${i.message}`);
+        throw new UsageError(`--json is not a valid context: ${why.join('; ')}`);
+      }
+      if (!(await store.saveContext(orgId, id.data, context.data)))
+        throw new UsageError(`unknown organisation ${orgId}`);
+      return { org_id: orgId, context_id: id.data, context: context.data };
+    }
+    case 'context delete': {
+      const orgId = need(values.org, 'org');
+      const id = need(values.id, 'id');
+      if (!(await store.deleteContext(orgId, id))) throw new UsageError(`no context ${id} in ${orgId}`);
+      return { org_id: orgId, context_id: id, deleted: true };
+    }
+    case 'context list': {
+      const org = await store.getOrg(need(values.org, 'org'));
+      if (!org) throw new UsageError(`unknown organisation ${values.org}`);
+      return { org_id: org.org_id, contexts: org.contexts };
     }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);

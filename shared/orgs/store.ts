@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { Context } from '../contract/request.ts';
 import { TIERS, type Tier } from '../contract/response.ts';
+import { TIER_INCLUSION } from '../scoring/tiers.ts';
 import { generateApiKey, keyDigest, newId } from './keys.ts';
 import {
   creditPeriod,
@@ -19,6 +21,24 @@ export const DEFAULT_RATE_RPS: Record<Tier, number> = { verify: 10, assess: 50, 
 export const DEFAULT_MONTHLY_CREDITS = 100_000;
 export const DEFAULT_OVERDRAFT_RATIO = 0.05;
 
+/** Everything a tier can include (component keys and response-field paths). */
+export const ENTITLEMENT_ITEMS: readonly string[] = Object.values(TIER_INCLUSION).flat();
+export const MAX_SAVED_CONTEXTS = 100;
+export const CONTEXT_ID = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 . _ : -');
+
+/** A hash field holding JSON (Redis hashes are flat strings). */
+const json = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  }, schema);
+
 export const Org = z.object({
   org_id: z.string(),
   name: z.string(),
@@ -26,9 +46,17 @@ export const Org = z.object({
   rate_rps: z.coerce.number().int().positive(),
   credits: z.coerce.number().int().nonnegative(),
   overdraft: z.coerce.number().int().nonnegative(),
+  /** Items included for this organisation beyond its tier's defaults (decisions.md: configurable). */
+  entitlements: json(z.array(z.enum(ENTITLEMENT_ITEMS as [string, ...string[]])).default([])),
+  /** Contexts saved for `context_id`, travelling with the organisation so scoring reads no Redis. */
+  contexts: json(z.record(CONTEXT_ID, Context).default({})),
   created_at: z.string(),
 });
 export type Org = z.infer<typeof Org>;
+
+function orgHash(org: Org): Record<string, string | number> {
+  return { ...org, entitlements: JSON.stringify(org.entitlements), contexts: JSON.stringify(org.contexts) };
+}
 
 export const KeyRecord = z.object({
   key_id: z.string(),
@@ -46,7 +74,7 @@ export interface CreateOrgInput {
   overdraft?: number;
 }
 
-export type OrgUpdate = Partial<Pick<Org, 'tier' | 'rate_rps' | 'credits' | 'overdraft'>>;
+export type OrgUpdate = Partial<Pick<Org, 'tier' | 'rate_rps' | 'credits' | 'overdraft' | 'entitlements'>>;
 
 /** An active key's record with its organisation, as the API's key cache holds it. */
 export interface ResolvedKey {
@@ -72,9 +100,11 @@ export class OrgStore {
       rate_rps: input.rateRps ?? DEFAULT_RATE_RPS[input.tier],
       credits,
       overdraft: input.overdraft ?? Math.floor(credits * DEFAULT_OVERDRAFT_RATIO),
+      entitlements: [],
+      contexts: {},
       created_at: new Date().toISOString(),
     };
-    await this.redis.hset(orgKey(org.org_id), org);
+    await this.redis.hset(orgKey(org.org_id), orgHash(org));
     return org;
   }
 
@@ -82,9 +112,35 @@ export class OrgStore {
   async updateOrg(orgId: string, update: OrgUpdate): Promise<Org | null> {
     const current = await this.getOrg(orgId);
     if (!current) return null;
-    const next = Org.parse({ ...current, ...update });
-    await this.redis.multi().hset(orgKey(orgId), next).publish(ORGS_CHANGED_CHANNEL, orgId).exec();
-    return next;
+    return this.write(Org.parse({ ...current, ...update }));
+  }
+
+  /** Saves (or replaces) a context an organisation's requests can name with `context_id`. */
+  async saveContext(orgId: string, contextId: string, context: Context): Promise<Org | null> {
+    const current = await this.getOrg(orgId);
+    if (!current) return null;
+    const contexts = { ...current.contexts, [CONTEXT_ID.parse(contextId)]: Context.parse(context) };
+    if (Object.keys(contexts).length > MAX_SAVED_CONTEXTS)
+      throw new Error(`an organisation keeps at most ${MAX_SAVED_CONTEXTS} saved contexts`);
+    return this.write({ ...current, contexts });
+  }
+
+  async deleteContext(orgId: string, contextId: string): Promise<boolean> {
+    const current = await this.getOrg(orgId);
+    if (!current || !(contextId in current.contexts)) return false;
+    const { [contextId]: _gone, ...contexts } = current.contexts;
+    await this.write({ ...current, contexts });
+    return true;
+  }
+
+  /** Stores the organisation and tells every API node to re-read it. */
+  private async write(org: Org): Promise<Org> {
+    await this.redis
+      .multi()
+      .hset(orgKey(org.org_id), orgHash(org))
+      .publish(ORGS_CHANGED_CHANNEL, org.org_id)
+      .exec();
+    return org;
   }
 
   /** Credits billed to an organisation in the UTC month of `nowMs`. */

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Org } from '../../../shared/orgs/store.ts';
 import { LocalControls } from './local.ts';
 
-const org = (over: Partial<Org> = {}): Org => ({
+const org = (over: { rate_rps?: number } = {}): Org => ({
   org_id: 'org_0000000000000001',
   name: 't',
   tier: 'verify',
   rate_rps: 20,
   credits: 100,
   overdraft: 5,
+  entitlements: [],
+  contexts: {},
   created_at: '2026-11-01T00:00:00.000Z',
   ...over,
 });
