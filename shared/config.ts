@@ -26,6 +26,10 @@ const envSchema = z.object({
   AUDIT_SINK_GROUP: z.string().min(1).default('frs-audit-sink'),
   /** Where the audit publisher spills records while Kafka is unreachable. */
   AUDIT_JOURNAL_DIR: z.string().min(1).default('.stack/journal'),
+  /** Rate limit, credits and idempotency on /v1/score. `off` exists only for the benchmark baseline. */
+  CONTROLS: z.enum(['on', 'off']).default('on'),
+  /** API nodes in the deployment: while Redis is down each node admits rate_rps / this. */
+  CONTROLS_NODE_COUNT: z.coerce.number().int().min(1).max(1000).default(1),
 });
 
 export type Config = z.infer<typeof envSchema>;

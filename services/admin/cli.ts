@@ -2,29 +2,34 @@
  * Admin CLI, standing in for the portal's Keys page. Prints one JSON object per command on stdout.
  *
  *   org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
- *   org show --org ORG_ID
+ *   org update --org ORG_ID [--tier T] [--rate-rps N] [--credits N] [--overdraft N] [--entitlements a,b]
+ *   org show --org ORG_ID          (includes credits used this UTC month)
  *   key create --org ORG_ID
  *   key list --org ORG_ID
  *   key revoke --key-id ID
- *   context save --org ORG_ID --id CONTEXT_ID (--file F | --json J)
+ *   context set --org ORG_ID --id CONTEXT_ID --json '{"sector": ...}'
+ *   context delete --org ORG_ID --id CONTEXT_ID
+ *   context list --org ORG_ID
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../../shared/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
-import { Context as ContextSchema } from '../../shared/contract/request.ts';
 import { TIERS } from '../../shared/contract/response.ts';
-import { issuesToErrors } from '../../shared/contract/validation.ts';
-import { OrgStore } from '../../shared/orgs/store.ts';
+import { Context } from '../../shared/contract/request.ts';
+import { CONTEXT_ID, ENTITLEMENT_ITEMS, OrgStore, type OrgUpdate } from '../../shared/orgs/store.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
+  admin org update --org ORG_ID [--tier verify|assess|bureau] [--rate-rps N] [--credits N] [--overdraft N]
+                   [--entitlements ITEM,ITEM]   (items beyond the tier's defaults; '' clears)
   admin org show --org ORG_ID
   admin key create --org ORG_ID
   admin key list --org ORG_ID
   admin key revoke --key-id ID
-  admin context save --org ORG_ID --id CONTEXT_ID (--file F | --json J)`;
+  admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
+  admin context delete --org ORG_ID --id CONTEXT_ID
+  admin context list --org ORG_ID`;
 
 class UsageError extends Error {}
 
@@ -43,6 +48,31 @@ function num(value: string | undefined, flag: string, positive = false): number 
   return r.data;
 }
 
+function entitlementsArg(value: string): string[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = items.filter((i) => !ENTITLEMENT_ITEMS.includes(i));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown entitlement ${unknown.join(', ')}; known: ${ENTITLEMENT_ITEMS.join(', ')}`);
+  return [...new Set(items)];
+}
+
+function jsonArg(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new UsageError('--json is not valid JSON');
+  }
+}
+
+function tierArg(value: string | undefined) {
+  const tier = z.enum(TIERS).safeParse(value);
+  if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
+  return tier.data;
+}
+
 export async function run(argv: string[], store: OrgStore): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -55,28 +85,48 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       overdraft: { type: 'string' },
       org: { type: 'string' },
       'key-id': { type: 'string' },
+      entitlements: { type: 'string' },
       id: { type: 'string' },
-      file: { type: 'string' },
       json: { type: 'string' },
     },
   });
   const [noun, verb] = positionals;
   switch (`${noun} ${verb}`) {
     case 'org create': {
-      const tier = z.enum(TIERS).safeParse(values.tier);
-      if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
       return store.createOrg({
         name: need(values.name, 'name'),
-        tier: tier.data,
+        tier: tierArg(values.tier),
         rateRps: num(values['rate-rps'], 'rate-rps', true),
         credits: num(values.credits, 'credits'),
         overdraft: num(values.overdraft, 'overdraft'),
       });
     }
+    case 'org update': {
+      const orgId = need(values.org, 'org');
+      const update: OrgUpdate = {};
+      if (values.tier !== undefined) update.tier = tierArg(values.tier);
+      const rate = num(values['rate-rps'], 'rate-rps', true);
+      if (rate !== undefined) update.rate_rps = rate;
+      const credits = num(values.credits, 'credits');
+      if (credits !== undefined) update.credits = credits;
+      const overdraft = num(values.overdraft, 'overdraft');
+      if (overdraft !== undefined) update.overdraft = overdraft;
+      if (values.entitlements !== undefined) update.entitlements = entitlementsArg(values.entitlements);
+      if (Object.keys(update).length === 0) throw new UsageError('nothing to update');
+      const org = await store.updateOrg(orgId, update);
+      if (!org) throw new UsageError(`unknown organisation ${orgId}`);
+      return org;
+    }
     case 'org show': {
       const org = await store.getOrg(need(values.org, 'org'));
       if (!org) throw new UsageError(`unknown organisation ${values.org}`);
-      return org;
+      const { period, used } = await store.creditsUsed(org.org_id);
+      return {
+        ...org,
+        credits_period: period,
+        credits_used: used,
+        credits_remaining: org.credits - used,
+      };
     }
     case 'key create':
       return store.createKey(need(values.org, 'org'));
@@ -87,32 +137,29 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       if (!(await store.revokeKey(keyId))) throw new UsageError(`unknown key ${keyId}`);
       return { key_id: keyId, status: 'revoked' };
     }
-    case 'context save': {
+    case 'context set': {
       const orgId = need(values.org, 'org');
-      const contextId = need(values.id, 'id');
-      if ((values.file === undefined) === (values.json === undefined)) {
-        throw new UsageError('give exactly one of --file, --json');
+      const id = CONTEXT_ID.safeParse(need(values.id, 'id'));
+      if (!id.success) throw new UsageError(`--id: ${id.error.issues[0]!.message}`);
+      const context = Context.safeParse(jsonArg(need(values.json, 'json')));
+      if (!context.success) {
+        const why = context.error.issues.map((i) => `${i.path.join('.') || '(context)'}: ${i.message}`);
+        throw new UsageError(`--json is not a valid context: ${why.join('; ')}`);
       }
-      const text = values.file !== undefined ? readFileSync(values.file, 'utf8') : values.json!;
-      let context: unknown;
-      try {
-        context = JSON.parse(text);
-      } catch {
-        throw new UsageError('the context is not valid JSON');
-      }
-      const parsed = ContextSchema.safeParse(context);
-      if (!parsed.success) {
-        throw new UsageError(
-          `invalid context: ${issuesToErrors(parsed.error.issues)
-            .map((e) => `${e.field ?? '(root)'}: ${e.message}`)
-            .join('; ')}`,
-        );
-      }
-      return {
-        org_id: orgId,
-        context_id: contextId,
-        context: await store.saveContext(orgId, contextId, parsed.data),
-      };
+      if (!(await store.saveContext(orgId, id.data, context.data)))
+        throw new UsageError(`unknown organisation ${orgId}`);
+      return { org_id: orgId, context_id: id.data, context: context.data };
+    }
+    case 'context delete': {
+      const orgId = need(values.org, 'org');
+      const id = need(values.id, 'id');
+      if (!(await store.deleteContext(orgId, id))) throw new UsageError(`no context ${id} in ${orgId}`);
+      return { org_id: orgId, context_id: id, deleted: true };
+    }
+    case 'context list': {
+      const org = await store.getOrg(need(values.org, 'org'));
+      if (!org) throw new UsageError(`unknown organisation ${values.org}`);
+      return { org_id: org.org_id, contexts: org.contexts };
     }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);

@@ -16,6 +16,7 @@ import { loadResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { buildApp } from './app.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
+import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { Scorer } from './scorer.ts';
 
 let cfg;
@@ -25,6 +26,7 @@ try {
   console.error(`api: ${(err as Error).message}`);
   process.exit(2);
 }
+let stopping = false;
 const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
 const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 
@@ -36,20 +38,39 @@ log.info(
 );
 if (resolution.cacheError) log.warn({ reason: resolution.cacheError }, 'resolution cache unavailable');
 
-const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}` });
+// The hot path (key reads, the controls script) fails fast and degrades; background work (the
+// key replica, pub/sub) may wait and retry.
+const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}`, failFast: true });
+const redisBg = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-bg-${nodeId}` });
+const redisSub = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-sub-${nodeId}` });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
 const audit = new AuditPublisher(kafka, log);
 await audit.start();
 
-const orgs = new OrgStore(redis);
+const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
+// Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
+// went down. Retried in the background so a node started during an outage becomes ready later.
+void (async () => {
+  while (!stopping) {
+    try {
+      await auth.follow(redisSub);
+      return await auth.load();
+    } catch (err) {
+      log.warn({ err: String(err) }, 'api key replica not loaded yet; retrying');
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+})();
+
 const app = buildApp({
   log,
-  auth: new Authenticator(orgs),
-  contexts: orgs,
+  auth,
+  controls:
+    cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
   scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r), resolution: () => resolution }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
-  ready: () => true,
+  ready: () => auth.ready,
 });
 
 const server = app.listen(cfg.PORT, cfg.HOST);
@@ -57,7 +78,6 @@ server.keepAliveTimeout = 65_000;
 await once(server, 'listening');
 log.info({ port: cfg.PORT }, 'api listening');
 
-let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -71,6 +91,8 @@ async function shutdown(signal: string): Promise<void> {
     await audit.close();
     await ch.close();
     redis.disconnect();
+    redisBg.disconnect();
+    redisSub.disconnect();
   } catch (err) {
     failed = true;
     log.error({ err }, 'shutdown error');

@@ -6,10 +6,6 @@ import type { ScoreVersion } from '../../shared/scoring/engine.ts';
 import { entitlementErrors } from '../../shared/scoring/tiers.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 
-export interface ContextLookup {
-  getContext(orgId: string, contextId: string): Promise<Context | null>;
-}
-
 /** A request that passed every validation check, with what it refers to resolved. */
 export interface Admitted {
   request: ScoreRequest;
@@ -26,12 +22,11 @@ export interface Admitted {
  *    looked up, so 422 about it is only given to a tier that has the option);
  * 3. 409: a retired shadow version.
  */
-export async function admitScoreRequest(
+export function admitScoreRequest(
   body: unknown,
   idempotencyKey: string | undefined,
-  org: { org_id: string; tier: Tier },
-  contexts: ContextLookup,
-): Promise<Admitted> {
+  org: { tier: Tier; contexts: Record<string, Context> },
+): Admitted {
   const validated = validateScoreRequest(body, idempotencyKey);
   if (!validated.ok) throw new ApiError(422, validated.errors);
   const request = validated.request;
@@ -40,7 +35,10 @@ export async function admitScoreRequest(
   const errors: ErrorItem[] = [];
   let context = request.context;
   if (context === undefined && request.context_id !== undefined) {
-    const saved = await contexts.getContext(org.org_id, request.context_id);
+    // Saved contexts travel with the organisation record each node holds in memory.
+    const saved = Object.hasOwn(org.contexts, request.context_id)
+      ? org.contexts[request.context_id]
+      : undefined;
     if (saved) context = saved;
     else {
       errors.push({

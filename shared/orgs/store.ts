@@ -2,12 +2,42 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { Context } from '../contract/request.ts';
 import { TIERS, type Tier } from '../contract/response.ts';
+import { TIER_INCLUSION } from '../scoring/tiers.ts';
 import { generateApiKey, keyDigest, newId } from './keys.ts';
+import {
+  creditPeriod,
+  creditsKey,
+  digestKey,
+  DIGEST_KEY_PATTERN,
+  KEYS_REVOKED_CHANNEL,
+  keyIdKey,
+  orgKey,
+  orgKeysKey,
+  ORGS_CHANGED_CHANNEL,
+} from './keyspace.ts';
 
 /** Default per-second rates by tier (decisions.md); an organisation may override its own. */
 export const DEFAULT_RATE_RPS: Record<Tier, number> = { verify: 10, assess: 50, bureau: 200 };
 export const DEFAULT_MONTHLY_CREDITS = 100_000;
 export const DEFAULT_OVERDRAFT_RATIO = 0.05;
+
+/** Everything a tier can include (component keys and response-field paths). */
+export const ENTITLEMENT_ITEMS: readonly string[] = Object.values(TIER_INCLUSION).flat();
+export const MAX_SAVED_CONTEXTS = 100;
+export const CONTEXT_ID = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 . _ : -');
+
+/** A hash field holding JSON (Redis hashes are flat strings). */
+const json = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  }, schema);
 
 export const Org = z.object({
   org_id: z.string(),
@@ -16,9 +46,17 @@ export const Org = z.object({
   rate_rps: z.coerce.number().int().positive(),
   credits: z.coerce.number().int().nonnegative(),
   overdraft: z.coerce.number().int().nonnegative(),
+  /** Items included for this organisation beyond its tier's defaults (decisions.md: configurable). */
+  entitlements: json(z.array(z.enum(ENTITLEMENT_ITEMS as [string, ...string[]])).default([])),
+  /** Contexts saved for `context_id`, travelling with the organisation so scoring reads no Redis. */
+  contexts: json(z.record(CONTEXT_ID, Context).default({})),
   created_at: z.string(),
 });
 export type Org = z.infer<typeof Org>;
+
+function orgHash(org: Org): Record<string, string | number> {
+  return { ...org, entitlements: JSON.stringify(org.entitlements), contexts: JSON.stringify(org.contexts) };
+}
 
 export const KeyRecord = z.object({
   key_id: z.string(),
@@ -28,18 +66,21 @@ export const KeyRecord = z.object({
 });
 export type KeyRecord = z.infer<typeof KeyRecord>;
 
-const orgKey = (orgId: string) => `frs:org:${orgId}`;
-const orgKeysKey = (orgId: string) => `frs:org:${orgId}:keys`;
-const digestKey = (digest: string) => `frs:apikey:${digest}`;
-const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
-const contextKey = (orgId: string, contextId: string) => `frs:org:${orgId}:context:${contextId}`;
-
 export interface CreateOrgInput {
   name: string;
   tier: Tier;
   rateRps?: number;
   credits?: number;
   overdraft?: number;
+}
+
+export type OrgUpdate = Partial<Pick<Org, 'tier' | 'rate_rps' | 'credits' | 'overdraft' | 'entitlements'>>;
+
+/** An active key's record with its organisation, as the API's key cache holds it. */
+export interface ResolvedKey {
+  digest: string;
+  key: KeyRecord;
+  org: Org;
 }
 
 /** Organisations and API keys in Redis. Keys are stored only as SHA-256 digests. */
@@ -59,10 +100,54 @@ export class OrgStore {
       rate_rps: input.rateRps ?? DEFAULT_RATE_RPS[input.tier],
       credits,
       overdraft: input.overdraft ?? Math.floor(credits * DEFAULT_OVERDRAFT_RATIO),
+      entitlements: [],
+      contexts: {},
       created_at: new Date().toISOString(),
     };
-    await this.redis.hset(orgKey(org.org_id), org);
+    await this.redis.hset(orgKey(org.org_id), orgHash(org));
     return org;
+  }
+
+  /** Changes limits or tier of an organisation and tells every API node to re-read it. */
+  async updateOrg(orgId: string, update: OrgUpdate): Promise<Org | null> {
+    const current = await this.getOrg(orgId);
+    if (!current) return null;
+    return this.write(Org.parse({ ...current, ...update }));
+  }
+
+  /** Saves (or replaces) a context an organisation's requests can name with `context_id`. */
+  async saveContext(orgId: string, contextId: string, context: Context): Promise<Org | null> {
+    const current = await this.getOrg(orgId);
+    if (!current) return null;
+    const contexts = { ...current.contexts, [CONTEXT_ID.parse(contextId)]: Context.parse(context) };
+    if (Object.keys(contexts).length > MAX_SAVED_CONTEXTS)
+      throw new Error(`an organisation keeps at most ${MAX_SAVED_CONTEXTS} saved contexts`);
+    return this.write({ ...current, contexts });
+  }
+
+  async deleteContext(orgId: string, contextId: string): Promise<boolean> {
+    const current = await this.getOrg(orgId);
+    if (!current || !(contextId in current.contexts)) return false;
+    const { [contextId]: _gone, ...contexts } = current.contexts;
+    await this.write({ ...current, contexts });
+    return true;
+  }
+
+  /** Stores the organisation and tells every API node to re-read it. */
+  private async write(org: Org): Promise<Org> {
+    await this.redis
+      .multi()
+      .hset(orgKey(org.org_id), orgHash(org))
+      .publish(ORGS_CHANGED_CHANNEL, org.org_id)
+      .exec();
+    return org;
+  }
+
+  /** Credits billed to an organisation in the UTC month of `nowMs`. */
+  async creditsUsed(orgId: string, nowMs = Date.now()): Promise<{ period: string; used: number }> {
+    const period = creditPeriod(nowMs);
+    const used = Number((await this.redis.get(creditsKey(orgId, period))) ?? 0);
+    return { period, used };
   }
 
   async getOrg(orgId: string): Promise<Org | null> {
@@ -105,7 +190,12 @@ export class OrgStore {
   async revokeKey(keyId: string): Promise<boolean> {
     const digest = await this.redis.get(keyIdKey(keyId));
     if (!digest) return false;
-    await this.redis.hset(digestKey(digest), 'status', 'revoked');
+    // The publish tells every API node to drop the key from its cache within a second.
+    await this.redis
+      .multi()
+      .hset(digestKey(digest), 'status', 'revoked')
+      .publish(KEYS_REVOKED_CHANNEL, digest)
+      .exec();
     return true;
   }
 
@@ -119,20 +209,39 @@ export class OrgStore {
     return org ? { key, org } : null;
   }
 
+  /**
+   * Every active key with its organisation: what an API node loads at boot and after its pub/sub
+   * connection drops, so it can still tell known keys from unknown ones while Redis is down.
+   */
+  async activeKeys(): Promise<ResolvedKey[]> {
+    const digests: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', DIGEST_KEY_PATTERN, 'COUNT', 1000);
+      cursor = next;
+      for (const k of batch) digests.push(k.slice(DIGEST_KEY_PATTERN.length - 1));
+    } while (cursor !== '0');
+    const records = await Promise.all(digests.map((d) => this.redis.hgetall(digestKey(d))));
+    const active = new Map<string, KeyRecord>();
+    records.forEach((h, i) => {
+      const rec = KeyRecord.safeParse(h);
+      if (rec.success && rec.data.status === 'active') active.set(digests[i]!, rec.data);
+    });
+    const orgIds = [...new Set([...active.values()].map((k) => k.org_id))];
+    const orgs = new Map<string, Org>();
+    for (const [i, h] of (await Promise.all(orgIds.map((id) => this.redis.hgetall(orgKey(id))))).entries()) {
+      const org = Org.safeParse(h);
+      if (org.success) orgs.set(orgIds[i]!, org.data);
+    }
+    const out: ResolvedKey[] = [];
+    for (const [digest, key] of active) {
+      const org = orgs.get(key.org_id);
+      if (org) out.push({ digest, key, org });
+    }
+    return out;
+  }
+
   resolveKey(apiKey: string) {
     return this.resolveDigest(keyDigest(apiKey));
-  }
-
-  /** Saves (or replaces) a named scoring context of an organisation; validated like an inline one. */
-  async saveContext(orgId: string, contextId: string, context: unknown): Promise<Context> {
-    if (!(await this.getOrg(orgId))) throw new Error(`unknown organisation ${orgId}`);
-    const parsed = Context.parse(context);
-    await this.redis.set(contextKey(orgId, contextId), JSON.stringify(parsed));
-    return parsed;
-  }
-
-  async getContext(orgId: string, contextId: string): Promise<Context | null> {
-    const json = await this.redis.get(contextKey(orgId, contextId));
-    return json === null ? null : Context.parse(JSON.parse(json));
   }
 }

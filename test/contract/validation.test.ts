@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody, type ErrorItem } from '../../shared/contract/errors.ts';
 import { ScoreResponse } from '../../shared/contract/response.ts';
 import { admin } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 /** Spec 2.1 and 2.3, section 8's request limits, and decisions.md "Validation and errors". */
@@ -222,7 +223,7 @@ describe('POST /v1/score validation against the running API', () => {
     it('a context saved with the admin CLI is applied and labelled; only its organisation sees it', async () => {
       const out = await admin(
         'context',
-        'save',
+        'set',
         '--org',
         h.callers.assess.orgId,
         '--id',
@@ -231,12 +232,15 @@ describe('POST /v1/score validation against the running API', () => {
         JSON.stringify(saved),
       );
       expect(out).toMatchObject({ context_id: 'gb-payments', context: saved });
-      // A hosting-free foreign mobile: outside GB, so the saved context elevates the band.
-      const res = await h.callers.assess.score({
-        subject: { phone_number: '+4915112345678' },
-        context_id: 'gb-payments',
+      // A hosting-free foreign mobile: outside GB, so the saved context elevates the band. The
+      // change reaches every node's copy of the organisation through pub/sub within a second.
+      const res = await waitFor('the saved context on the API node', async () => {
+        const r = await h.callers.assess.score({
+          subject: { phone_number: '+4915112345678' },
+          context_id: 'gb-payments',
+        });
+        return r.status === 200 ? r : undefined;
       });
-      expect(res.status).toBe(200);
       const body = ScoreResponse.parse(await res.json());
       expect(body.context_applied).toMatchObject({ context_id: 'gb-payments', effect: 'band_elevated' });
 
@@ -260,7 +264,7 @@ describe('POST /v1/score validation against the running API', () => {
 
     it('the admin CLI refuses an invalid context', async () => {
       await expect(
-        admin('context', 'save', '--org', h.callers.assess.orgId, '--id', 'bad', '--json', '{"sector":"x"}'),
+        admin('context', 'set', '--org', h.callers.assess.orgId, '--id', 'bad', '--json', '{"sector":"x"}'),
       ).rejects.toThrow(/geography/);
     });
   });

@@ -1,17 +1,18 @@
 import { Router } from 'express';
 import type { Authenticator, Principal } from '../auth.ts';
+import type { AdmissionControl } from '../controls/controls.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
-import { admitScoreRequest, type ContextLookup } from '../score-admission.ts';
+import { admitScoreRequest } from '../score-admission.ts';
 import type { Scorer } from '../scorer.ts';
 
 export interface ScoreRouteDeps {
   auth: Authenticator;
   scorer: Scorer;
-  contexts: ContextLookup;
+  controls: AdmissionControl;
 }
 
-/** POST /v1/score. Order of checks: authenticate, validate, (controls), score. */
+/** POST /v1/score. Order of checks: authenticate, validate, controls (rate, credits, idempotency), score. */
 export function scoreRoutes(deps: ScoreRouteDeps): Router {
   const router = Router();
   router
@@ -19,13 +20,23 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
     .post(deps.auth.middleware(), jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
-      const admitted = await admitScoreRequest(
-        req.body,
-        req.get('idempotency-key'),
-        principal.org,
-        deps.contexts,
-      );
-      res.json(deps.scorer.score(admitted, principal, startedAt));
+      const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org);
+
+      const admission = await deps.controls.admit(principal, req.get('idempotency-key'), req.body);
+      res.set(admission.headers).type('application/json');
+      if (admission.kind === 'replay') {
+        res.send(admission.body);
+        return;
+      }
+      let body: string;
+      try {
+        body = JSON.stringify(deps.scorer.score(admitted, principal, startedAt));
+      } catch (err) {
+        await admission.release();
+        throw err;
+      }
+      await admission.commit(body);
+      res.send(body);
     })
     .all(methodNotAllowed(['POST']));
   return router;

@@ -1,0 +1,40 @@
+-- Admission of one scoring request: rate limit, credits, idempotency, in the order decisions.md
+-- fixes, as one atomic step. Why a script and not a pipeline: the check and the reservation must
+-- be indivisible across every API node. With GET-then-INCR from two nodes, both could see the last
+-- free slot or credit and both take it; inside a script no other command runs in between, and it
+-- still costs one round trip.
+--
+-- KEYS[1] rate window   frs:rl:{org}:<epoch second>
+-- KEYS[2] credits       frs:credits:{org}:<YYYY-MM>
+-- KEYS[3] idempotency   frs:idem:{org}:<sha256 of Idempotency-Key>   (only when the header is sent)
+-- ARGV[1] rate_rps   ARGV[2] monthly allowance   ARGV[3] overdraft grace
+-- ARGV[4] TTL of the credits key (s)   ARGV[5] body fingerprint   ARGV[6] TTL while in progress (s)
+-- ARGV[7] token of this request (only its owner may store or free the idempotency entry)
+--
+-- Returns {outcome, requests in this window, credits used this month[, stored body]}.
+-- Refused requests (429) do not take a slot; 402 and 409 passed the rate check and do.
+local limit = tonumber(ARGV[1])
+local cap = tonumber(ARGV[2]) + tonumber(ARGV[3])
+
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+if n >= limit then return {'rate_limited', n, used} end
+n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], 2) end
+
+if used >= cap then return {'credits_exhausted', n, used} end
+
+if KEYS[3] then
+  local e = redis.call('HMGET', KEYS[3], 'fp', 'state', 'body')
+  if e[1] then
+    if e[1] ~= ARGV[5] then return {'mismatch', n, used} end
+    if e[2] ~= 'done' then return {'in_progress', n, used} end
+    return {'replay', n, used, e[3]}
+  end
+  redis.call('HSET', KEYS[3], 'fp', ARGV[5], 'state', 'pending', 'token', ARGV[7])
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
+end
+
+used = redis.call('INCR', KEYS[2])
+if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4])) end
+return {'admitted', n, used}

@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../../../shared/contract/errors.ts';
+import { IDEMPOTENCY_KEY_MAX } from '../../../shared/contract/request.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import {
+  creditPeriod,
+  creditsKey,
+  creditsTtlSeconds,
+  idempotencyKey,
+  rateKey,
+} from '../../../shared/orgs/keyspace.ts';
+import type { Principal } from '../auth.ts';
+import { bodyFingerprint, sha256 } from './fingerprint.ts';
+import { LocalControls } from './local.ts';
+
+/** Idempotent 200s are kept this long (decisions.md). */
+export const IDEMPOTENCY_TTL_S = 24 * 3600;
+/** An entry still in progress after this long is taken to belong to a crashed request and is freed. */
+const IN_PROGRESS_TTL_S = 30;
+/** After a Redis error, requests use the local controls this long before Redis is tried again. */
+const RETRY_REDIS_AFTER_MS = 1_000;
+
+const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
+
+type Args = (string | number)[];
+interface ScriptedRedis extends Redis {
+  frsAdmit(numKeys: number, ...args: Args): Promise<[string, number, number, string?]>;
+  frsStoreResponse(key: string, ...args: Args): Promise<number>;
+  frsRelease(numKeys: number, ...args: Args): Promise<number>;
+}
+
+/** What the route does next, with the headers every outcome carries. */
+export type Admission =
+  | { kind: 'replay'; headers: Record<string, string>; body: string }
+  | {
+      kind: 'admitted';
+      headers: Record<string, string>;
+      /** Call with the 200 body before sending it: keeps it for replays of the Idempotency-Key. */
+      commit: (body: string) => Promise<void>;
+      /** Call when the request fails after admission (a 5xx): refunds the credit, frees the key. */
+      release: () => Promise<void>;
+    };
+
+export interface AdmissionControl {
+  admit(principal: Principal, idempotencyHeader: string | undefined, body: unknown): Promise<Admission>;
+}
+
+/** CONTROLS=off, for the same-run benchmark baseline only: admits everything, sets no headers. */
+export const NO_CONTROLS: AdmissionControl = {
+  admit: async () => ({ kind: 'admitted', headers: {}, commit: async () => {}, release: async () => {} }),
+};
+
+export interface ControlsDeps {
+  /** A fail-fast client (no offline queue, short command timeout): see shared/clients/redis.ts. */
+  redis: Redis;
+  log: Logger;
+  /** API nodes expected in the deployment; divides the rate and credits while Redis is down. */
+  nodeCount: number;
+  now?: () => number;
+}
+
+/**
+ * Rate limit, credits and idempotency of a scoring request, shared by every API node through
+ * one Lua script per request (admit.lua says why a script). When Redis is unreachable or slower
+ * than the client's command timeout, the node answers from `LocalControls` and reconciles the
+ * credits it billed once Redis is back; see docs/redis-outage.md.
+ */
+export class Controls implements AdmissionControl {
+  private readonly redis: ScriptedRedis;
+  private readonly log: Logger;
+  private readonly local: LocalControls;
+  private readonly now: () => number;
+  private redisDownUntil = 0;
+  private degraded = false;
+  private reconciling: Promise<void> | undefined;
+
+  constructor(deps: ControlsDeps) {
+    deps.redis.defineCommand('frsAdmit', { lua: lua('admit') });
+    deps.redis.defineCommand('frsStoreResponse', { lua: lua('store-response'), numberOfKeys: 1 });
+    deps.redis.defineCommand('frsRelease', { lua: lua('release') });
+    this.redis = deps.redis as ScriptedRedis;
+    this.log = deps.log;
+    this.local = new LocalControls(deps.nodeCount);
+    this.now = deps.now ?? Date.now;
+    this.redis.on('ready', () => void this.reconcile());
+  }
+
+  async admit(
+    principal: Principal,
+    idempotencyHeader: string | undefined,
+    body: unknown,
+  ): Promise<Admission> {
+    const org = principal.org;
+    const now = this.now();
+    const credits = creditsKey(org.org_id, creditPeriod(now));
+    const idem = idempotencyHeader === undefined ? undefined : checkedIdempotencyKey(idempotencyHeader);
+    const idemKey = idem === undefined ? undefined : idempotencyKey(org.org_id, sha256(idem));
+
+    let result: [string, number, number, string?] | undefined;
+    // A script that timed out may still run once Redis catches up and bill there; such a request
+    // is then not billed again locally (an outage may under-bill by a few credits, never double).
+    let maybeBilledInRedis = false;
+    const token = randomUUID();
+    if (this.redisUsable(now)) {
+      const keys = [rateKey(org.org_id, Math.floor(now / 1000)), credits, ...(idemKey ? [idemKey] : [])];
+      try {
+        result = await this.redis.frsAdmit(
+          keys.length,
+          ...keys,
+          org.rate_rps,
+          org.credits,
+          org.overdraft,
+          creditsTtlSeconds(now),
+          idemKey ? bodyFingerprint(body) : '',
+          IN_PROGRESS_TTL_S,
+          token,
+        );
+      } catch (err) {
+        maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
+        this.redisFailed(now, err);
+      }
+    }
+    if (!result) return this.admitLocally(principal, credits, idem !== undefined, !maybeBilledInRedis, now);
+    this.redisOk();
+
+    const [outcome, n, used, stored] = result;
+    this.local.observe(credits, used);
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(org.rate_rps),
+      'X-RateLimit-Remaining': String(Math.max(0, org.rate_rps - n)),
+      'X-Credits-Remaining': String(org.credits - used),
+    };
+    switch (outcome) {
+      case 'admitted':
+        return {
+          kind: 'admitted',
+          headers,
+          commit: (responseBody) => this.commit(idemKey, token, responseBody),
+          release: () => this.release(credits, idemKey, token),
+        };
+      case 'replay':
+        return { kind: 'replay', headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: stored! };
+      case 'rate_limited':
+        throw rateLimited(org.rate_rps, headers, now);
+      case 'credits_exhausted':
+        throw creditsExhausted(headers);
+      case 'mismatch':
+        throw new ApiError(
+          409,
+          {
+            code: 'E_IDEMPOTENCY_MISMATCH',
+            message: 'this Idempotency-Key was used with a different request body',
+            field: 'Idempotency-Key',
+          },
+          headers,
+        );
+      case 'in_progress':
+        throw new ApiError(
+          409,
+          {
+            code: 'E_IDEMPOTENCY_IN_PROGRESS',
+            message: 'a request with this Idempotency-Key is still being processed; retry shortly',
+            field: 'Idempotency-Key',
+          },
+          { ...headers, 'Retry-After': '1' },
+        );
+      default:
+        throw new Error(`admit.lua returned unknown outcome ${outcome}`);
+    }
+  }
+
+  /** Pushes credits billed while Redis was unreachable into Redis; keeps them if that fails. */
+  reconcile(): Promise<void> {
+    if (this.reconciling || !this.local.pending) return this.reconciling ?? Promise.resolve();
+    const ledger = this.local.drain();
+    const now = this.now();
+    const tx = this.redis.multi();
+    for (const [key, n] of ledger) tx.incrby(key, n).expire(key, creditsTtlSeconds(now), 'NX');
+    this.reconciling = tx
+      .exec()
+      .then((replies) => {
+        if (!replies) throw new Error('reconciliation transaction aborted');
+        let i = 0;
+        for (const key of ledger.keys()) {
+          const [err, used] = replies[i]!;
+          if (err) throw err;
+          this.local.observe(key, Number(used));
+          i += 2;
+        }
+        this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
+      })
+      .catch((err: unknown) => {
+        this.local.restore(ledger);
+        this.log.warn({ err: String(err) }, 'credit reconciliation failed; will retry');
+      })
+      .finally(() => {
+        this.reconciling = undefined;
+      });
+    return this.reconciling;
+  }
+
+  private admitLocally(
+    principal: Principal,
+    credits: string,
+    idempotent: boolean,
+    bill: boolean,
+    now: number,
+  ): Admission {
+    const org = principal.org;
+    const d = this.local.admit(org, credits, now, bill);
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(d.limit),
+      'X-RateLimit-Remaining': String(d.remaining),
+      'X-Credits-Remaining': String(d.creditsRemaining),
+    };
+    // Without Redis no node can know whether the key was used elsewhere: say so, and score.
+    if (idempotent) headers['Idempotency-Status'] = 'unavailable';
+    if (d.outcome === 'rate_limited') throw rateLimited(d.limit, headers, now);
+    if (d.outcome === 'credits_exhausted') throw creditsExhausted(headers);
+    return {
+      kind: 'admitted',
+      headers,
+      commit: async () => {},
+      release: async () => {
+        if (bill) this.local.refund(credits);
+      },
+    };
+  }
+
+  private async commit(idemKey: string | undefined, token: string, body: string): Promise<void> {
+    if (!idemKey) return;
+    try {
+      await this.redis.frsStoreResponse(idemKey, token, body, IDEMPOTENCY_TTL_S);
+    } catch (err) {
+      // The 200 still goes out; a retry inside IN_PROGRESS_TTL_S gets 409, later it is re-scored.
+      this.log.warn({ err: String(err) }, 'idempotent response not stored');
+    }
+  }
+
+  private async release(credits: string, idemKey: string | undefined, token: string): Promise<void> {
+    const keys = idemKey ? [credits, idemKey] : [credits];
+    try {
+      await this.redis.frsRelease(keys.length, ...keys, token);
+    } catch (err) {
+      this.local.refund(credits);
+      this.log.warn({ err: String(err) }, 'refund not written to Redis; kept for reconciliation');
+    }
+  }
+
+  /** While degraded, one request per RETRY_REDIS_AFTER_MS probes Redis; the others stay local. */
+  private redisUsable(now: number): boolean {
+    if (this.redis.status !== 'ready' || now < this.redisDownUntil) return false;
+    if (this.degraded) this.redisDownUntil = now + RETRY_REDIS_AFTER_MS;
+    return true;
+  }
+
+  private redisFailed(now: number, err: unknown): void {
+    this.redisDownUntil = now + RETRY_REDIS_AFTER_MS;
+    if (!this.degraded) this.log.warn({ err: String(err) }, 'redis unreachable: controls run locally');
+    this.degraded = true;
+  }
+
+  private redisOk(): void {
+    if (this.degraded) this.log.warn('redis reachable again: controls shared');
+    this.degraded = false;
+    if (this.local.pending) void this.reconcile();
+  }
+}
+
+/** The contract layer validates the header first; this guard keeps the controls safe on their own. */
+function checkedIdempotencyKey(value: string): string {
+  if (value.length === 0 || value.length > IDEMPOTENCY_KEY_MAX) {
+    throw new ApiError(422, {
+      code: 'E_VALIDATION',
+      message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
+      field: 'Idempotency-Key',
+    });
+  }
+  return value;
+}
+
+function rateLimited(limit: number, headers: Record<string, string>, now: number): ApiError {
+  const retryAfter = Math.max(1, Math.ceil((1000 - (now % 1000)) / 1000));
+  return new ApiError(
+    429,
+    { code: 'E_RATE_LIMITED', message: `rate limit of ${limit} requests per second exceeded` },
+    { ...headers, 'Retry-After': String(retryAfter) },
+  );
+}
+
+function creditsExhausted(headers: Record<string, string>): ApiError {
+  return new ApiError(
+    402,
+    {
+      code: 'E_CREDITS_EXHAUSTED',
+      message: 'credit allowance for this month is exhausted beyond the overdraft grace',
+    },
+    headers,
+  );
+}

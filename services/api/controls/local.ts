@@ -1,0 +1,82 @@
+import type { Org } from '../../../shared/orgs/store.ts';
+
+export interface LocalDecision {
+  outcome: 'admitted' | 'rate_limited' | 'credits_exhausted';
+  /** What this node permits per second for the organisation while on its own. */
+  limit: number;
+  remaining: number;
+  creditsRemaining: number;
+}
+
+/**
+ * The controls of one node while Redis is unreachable: a bounded stand-in, not a replica.
+ *
+ * - Rate: a fixed one-second window per organisation at `floor(rate_rps / nodeCount)` (at least
+ *   1), so N nodes together stay within the organisation's rate.
+ * - Credits: billed into a local ledger that is reconciled into Redis when it is back. A node may
+ *   bill at most its share (`1/nodeCount`) of what was left of allowance + grace when it last saw
+ *   Redis's count for that organisation; an organisation this node has no count for is admitted,
+ *   bounded by the local rate, rather than told its account needs attention because of our outage.
+ */
+export class LocalControls {
+  private readonly nodeCount: number;
+  private readonly windows = new Map<string, { second: number; n: number }>();
+  /** Credits billed here and not yet in Redis, by credits key. May go negative after refunds. */
+  private readonly unreconciled = new Map<string, number>();
+  /** Credits used per credits key, as Redis last reported them to this node. */
+  private readonly lastSeen = new Map<string, number>();
+
+  constructor(nodeCount: number) {
+    this.nodeCount = nodeCount;
+  }
+
+  /** Records Redis's count of used credits, the base of the local budget during an outage. */
+  observe(creditsKey: string, used: number): void {
+    this.lastSeen.set(creditsKey, used);
+  }
+
+  /** `bill` false: the request may already be billed in Redis (a timed-out script), count nothing. */
+  admit(org: Org, creditsKey: string, nowMs: number, bill = true): LocalDecision {
+    const limit = Math.max(1, Math.floor(org.rate_rps / this.nodeCount));
+    const second = Math.floor(nowMs / 1000);
+    let w = this.windows.get(org.org_id);
+    if (!w || w.second !== second) {
+      w = { second, n: 0 };
+      this.windows.set(org.org_id, w);
+    }
+    const seen = this.lastSeen.get(creditsKey);
+    const local = this.unreconciled.get(creditsKey) ?? 0;
+    const creditsRemaining = () => org.credits - (seen ?? 0) - (this.unreconciled.get(creditsKey) ?? 0);
+    if (w.n >= limit)
+      return { outcome: 'rate_limited', limit, remaining: 0, creditsRemaining: creditsRemaining() };
+    w.n += 1;
+    const remaining = limit - w.n;
+    if (seen !== undefined) {
+      const share = Math.ceil(Math.max(0, org.credits + org.overdraft - seen) / this.nodeCount);
+      if (local >= share)
+        return { outcome: 'credits_exhausted', limit, remaining, creditsRemaining: creditsRemaining() };
+    }
+    if (bill) this.unreconciled.set(creditsKey, local + 1);
+    return { outcome: 'admitted', limit, remaining, creditsRemaining: creditsRemaining() };
+  }
+
+  /** A request billed (locally or in Redis) failed and its refund could not reach Redis. */
+  refund(creditsKey: string): void {
+    this.unreconciled.set(creditsKey, (this.unreconciled.get(creditsKey) ?? 0) - 1);
+  }
+
+  get pending(): boolean {
+    return this.unreconciled.size > 0;
+  }
+
+  /** Takes the ledger for reconciliation; hand it back with `restore` if that fails. */
+  drain(): Map<string, number> {
+    const out = new Map([...this.unreconciled].filter(([, n]) => n !== 0));
+    this.unreconciled.clear();
+    return out;
+  }
+
+  restore(ledger: Map<string, number>): void {
+    for (const [k, n] of ledger) this.unreconciled.set(k, (this.unreconciled.get(k) ?? 0) + n);
+  }
+}

@@ -1,0 +1,59 @@
+import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import { cfg } from './fixtures.ts';
+
+export type Offsets = Map<number, number>;
+
+/** The end offset of every partition of scores.v1: where records produced from now on start. */
+export async function scoreTopicEnd(): Promise<Offsets> {
+  const admin = createKafka(cfg.KAFKA_BROKERS, 'frs-test-offsets').admin();
+  await admin.connect();
+  try {
+    const parts = await admin.fetchTopicOffsets(SCORES_TOPIC);
+    return new Map(parts.map((p) => [p.partition, Number(p.high)]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * The scores.v1 records between two offset snapshots whose `org_id` is `orgId`, read by a
+ * throwaway consumer seeked to `from`, so a test sees exactly what was streamed meanwhile.
+ */
+export async function scoreRecordsFor(orgId: string, from: Offsets, to: Offsets): Promise<unknown[]> {
+  const remaining = new Set([...to].filter(([p, end]) => end > (from.get(p) ?? 0)).map(([p]) => p));
+  if (remaining.size === 0) return [];
+  const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-test-reader');
+  const consumer = kafka.consumer({ groupId: `frs-test-${process.pid}-${Date.now()}` });
+  const out: unknown[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic: SCORES_TOPIC, fromBeginning: false });
+    const done = new Promise<void>((resolve) => {
+      void consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          const offset = Number(message.offset);
+          const end = to.get(partition) ?? 0;
+          if (offset < end && message.value) {
+            const rec = JSON.parse(message.value.toString()) as { org_id?: string };
+            if (rec.org_id === orgId) out.push(rec);
+          }
+          if (offset >= end - 1) {
+            remaining.delete(partition);
+            if (remaining.size === 0) resolve();
+          }
+        },
+      });
+    });
+    for (const p of to.keys())
+      consumer.seek({ topic: SCORES_TOPIC, partition: p, offset: String(from.get(p) ?? 0) });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('scores.v1 not read to the end in 30 s')), 30_000);
+    });
+    await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+    return out;
+  } finally {
+    await consumer.disconnect();
+  }
+}

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { freePort, waitFor } from './processes.ts';
+
+/**
+ * A redis-server of the test's own, on a free port, that the test may stop and restart: the
+ * shared Redis on 6379 serves other engineers and is never touched. Data is kept in an
+ * append-only file in a temporary folder, so organisations and counters survive a restart the
+ * way they do in the local stack.
+ */
+export class PrivateRedis {
+  readonly port: number;
+  readonly url: string;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'frs-redis-'));
+  private proc: ChildProcess | undefined;
+
+  private constructor(port: number) {
+    this.port = port;
+    this.url = `redis://127.0.0.1:${port}`;
+  }
+
+  static async start(): Promise<PrivateRedis> {
+    const r = new PrivateRedis(await freePort());
+    await r.restart();
+    return r;
+  }
+
+  async restart(): Promise<void> {
+    // appendfsync always: a stop right after a write must not lose it.
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''];
+    args.push('--appendonly', 'yes', '--appendfsync', 'always');
+    this.proc = spawn('redis-server', args, { stdio: 'ignore' });
+    await waitFor(`private redis on ${this.port}`, async () => {
+      const c = createRedis(this.url, { failFast: true });
+      try {
+        await once(c, 'ready');
+        return (await c.ping()) === 'PONG';
+      } finally {
+        c.disconnect();
+      }
+    });
+  }
+
+  /** Stops the server (SIGTERM: it flushes the append-only file and exits). */
+  async stop(): Promise<void> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    const exited = once(p, 'exit');
+    p.kill('SIGTERM');
+    await exited;
+  }
+
+  /** Freezes the server (SIGSTOP): connections stay open and commands hang, as with a stalled Redis. */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
+  async destroy(): Promise<void> {
+    this.resume();
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

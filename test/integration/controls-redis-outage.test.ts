@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { ErrorBody } from '../../shared/contract/errors.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { scoreCall } from '../helpers/fixtures.ts';
+import { PrivateRedis } from '../helpers/private-redis.ts';
+import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+
+const BODY = { subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' } };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+  ms: number;
+  node: string;
+}
+
+let seq = 0;
+async function call(node: ApiNode, apiKey: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const t0 = performance.now();
+  const res = await scoreCall(node.url, apiKey, BODY, { 'Idempotency-Key': `k-${++seq}`, ...headers });
+  const body = (await res.json()) as Record<string, unknown>;
+  return { status: res.status, headers: res.headers, body, ms: performance.now() - t0, node: node.url };
+}
+
+/** One request per node every `everyMs` until `stop()` is called; returns every reply. */
+function steadyTraffic(nodes: ApiNode[], apiKey: string, everyMs: number) {
+  let running = true;
+  const replies: Reply[] = [];
+  const loops = nodes.map(async (node) => {
+    while (running) {
+      replies.push(await call(node, apiKey));
+      await sleep(everyMs);
+    }
+  });
+  return {
+    replies,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return replies;
+    },
+  };
+}
+
+const unavailable = (r: Reply) => r.headers.get('idempotency-status') === 'unavailable';
+
+describe('scoring while Redis is down (a private redis-server the test stops and restarts)', () => {
+  let redis: PrivateRedis;
+  let nodes: ApiNode[] = [];
+  let org: { org_id: string };
+  let apiKey: string;
+  let unknownKey: string;
+  const all: Reply[] = [];
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    const client = createRedis(redis.url);
+    try {
+      const store = new OrgStore(client);
+      org = await store.createOrg({ name: 'outage', tier: 'assess', rateRps: 20, credits: 1000 });
+      apiKey = (await store.createKey(org.org_id)).api_key;
+      // A real key that no node has seen: created in another Redis, so absent from their replica.
+      unknownKey = 'frs_live_' + 'Z'.repeat(32);
+    } finally {
+      client.disconnect();
+    }
+    const env = { REDIS_URL: redis.url, CONTROLS_NODE_COUNT: '2' };
+    nodes = await Promise.all([startApi(env), startApi(env)]);
+  });
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await redis?.destroy();
+  });
+
+  it('keeps answering through the outage within the local bounds, then reconciles', async () => {
+    // Up: shared controls, idempotency available.
+    const traffic = steadyTraffic(nodes, apiKey, 100);
+    await sleep(600);
+    await redis.stop();
+    await sleep(1500);
+    all.push(...(await traffic.stop()));
+    expect(all.filter((r) => r.status >= 500)).toEqual([]);
+    for (const r of all) expect([200, 429]).toContain(r.status);
+    expect(all.some((r) => r.status === 200 && !unavailable(r))).toBe(true);
+    expect(all.some((r) => r.status === 200 && unavailable(r))).toBe(true);
+
+    // Down: each node admits rate_rps / CONTROLS_NODE_COUNT = 10 per second, fast.
+    await sleep(1000 - (Date.now() % 1000) + 5);
+    const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => call(nodes[i % 2]!, apiKey)));
+    all.push(...burst);
+    const ok = burst.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(20);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(40);
+    for (const r of ok) {
+      expect(unavailable(r)).toBe(true);
+      expect(r.headers.get('x-ratelimit-limit')).toBe('10');
+    }
+    for (const r of burst.filter((x) => x.status === 429)) {
+      expect(r.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(ErrorBody.parse(r.body).errors[0]!.code).toBe('E_RATE_LIMITED');
+    }
+    expect(Math.max(...burst.map((r) => r.ms))).toBeLessThan(1000);
+
+    // A key the nodes never knew cannot be vouched for while Redis is down: 401, not a 5xx.
+    const stranger = await scoreCall(nodes[0]!.url, unknownKey, BODY);
+    expect(stranger.status).toBe(401);
+    expect(stranger.headers.get('www-authenticate')).toBe('Bearer');
+
+    // Back: shared controls resume and the credits billed locally reach Redis.
+    await sleep(1000);
+    await redis.restart();
+    const after = steadyTraffic(nodes, apiKey, 100);
+    await waitFor(
+      'a response with idempotency available again from every node',
+      async () =>
+        nodes.every((n) =>
+          after.replies.some((r) => r.node === n.url && r.status === 200 && !unavailable(r)),
+        ),
+      15_000,
+    );
+    await sleep(300);
+    all.push(...(await after.stop()));
+    expect(all.filter((r) => r.status >= 500)).toEqual([]);
+    const shared = after.replies.filter((r) => r.status === 200 && !unavailable(r));
+    for (const r of shared) expect(r.headers.get('x-ratelimit-limit')).toBe('20');
+
+    const served = all.filter((r) => r.status === 200).length;
+    const client = createRedis(redis.url);
+    try {
+      const store = new OrgStore(client);
+      const billed = await waitFor(
+        'reconciled credits',
+        async () => {
+          const { used } = await store.creditsUsed(org.org_id);
+          return used === served ? used : undefined;
+        },
+        10_000,
+      );
+      expect(billed).toBe(served);
+    } finally {
+      client.disconnect();
+    }
+
+    const key = { 'Idempotency-Key': 'after-recovery' };
+    await sleep(1000);
+    const first = await call(nodes[0]!, apiKey, key);
+    const replay = await call(nodes[1]!, apiKey, key);
+    expect(first.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.score_id).toBe(first.body.score_id);
+  });
+
+  it('answers promptly while Redis hangs, and resumes shared controls when it recovers', async () => {
+    await sleep(1000);
+    const traffic = steadyTraffic(nodes, apiKey, 50);
+    await sleep(300);
+    redis.pause();
+    await sleep(2000);
+    redis.resume();
+    await waitFor(
+      'shared controls again on every node',
+      async () =>
+        nodes.every((n) =>
+          traffic.replies.some((r) => r.node === n.url && r.status === 200 && !unavailable(r) && r.ms < 100),
+        ),
+      15_000,
+    );
+    const replies = await traffic.stop();
+    for (const r of replies) expect([200, 429]).toContain(r.status);
+    // Stalled commands give up after the client's 250 ms timeout and the node answers locally;
+    // only one probe per node per second waits for Redis.
+    expect(Math.max(...replies.map((r) => r.ms))).toBeLessThan(1000);
+    expect(replies.filter((r) => unavailable(r) && r.status === 200).length).toBeGreaterThan(0);
+  });
+});

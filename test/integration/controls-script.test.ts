@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { ApiError } from '../../shared/contract/errors.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import type { Principal } from '../../services/api/auth.ts';
+import { Controls } from '../../services/api/controls/controls.ts';
+import { cfg, orgWithKey } from '../helpers/fixtures.ts';
+
+const BODY = { subject: { ip_address: '81.2.69.142' } };
+
+/** The controls module against the shared Redis, for paths the HTTP tests cannot reach (a 5xx). */
+describe('controls on real Redis', () => {
+  const redis = createRedis(cfg.REDIS_URL, { failFast: true, connectionName: 'frs-test-controls' });
+  const store = new OrgStore(redis);
+  const log = createLogger('test', 'silent');
+  afterAll(() => redis.disconnect());
+
+  async function principal(credits = 100): Promise<Principal> {
+    const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits });
+    return { org: (await store.getOrg(orgId))!, keyId };
+  }
+
+  async function refusal(p: Promise<unknown>): Promise<ApiError> {
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    return err as ApiError;
+  }
+
+  it('refunds the credit and frees the key when the request fails after admission', async () => {
+    const controls = new Controls({ redis, log, nodeCount: 1 });
+    const p = await principal();
+    const first = await controls.admit(p, 'fails-once', BODY);
+    expect(first.kind).toBe('admitted');
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+
+    const busy = await refusal(controls.admit(p, 'fails-once', BODY));
+    expect(busy.status).toBe(409);
+    expect(busy.items[0]!.code).toBe('E_IDEMPOTENCY_IN_PROGRESS');
+    expect(busy.headers['Retry-After']).toBe('1');
+
+    if (first.kind === 'admitted') await first.release();
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(0);
+    const retry = await controls.admit(p, 'fails-once', BODY);
+    expect(retry.kind).toBe('admitted');
+    expect(retry.headers['X-Credits-Remaining']).toBe('99');
+  });
+
+  it('replays the stored 200 byte for byte without billing it again', async () => {
+    const controls = new Controls({ redis, log, nodeCount: 1 });
+    const p = await principal();
+    const first = await controls.admit(p, 'stored', BODY);
+    if (first.kind !== 'admitted') throw new Error('expected admission');
+    const body = JSON.stringify({ score_id: 'sc_0', score: 42 });
+    await first.commit(body);
+    const again = await controls.admit(p, 'stored', { subject: { ip_address: '81.2.69.142' } });
+    expect(again).toMatchObject({ kind: 'replay', body });
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+  });
+
+  it('bills each UTC calendar month on its own counter', async () => {
+    const p = await principal(1);
+    let now = Date.parse('2031-01-31T23:59:59.900Z');
+    const controls = new Controls({ redis, log, nodeCount: 1, now: () => now });
+    expect((await controls.admit(p, undefined, BODY)).headers['X-Credits-Remaining']).toBe('0');
+    const exhausted = await refusal(controls.admit(p, undefined, BODY));
+    expect(exhausted.status).toBe(402);
+    expect(exhausted.items[0]!.code).toBe('E_CREDITS_EXHAUSTED');
+    now = Date.parse('2031-02-01T00:00:00.100Z');
+    expect((await controls.admit(p, undefined, BODY)).headers['X-Credits-Remaining']).toBe('0');
+    expect(await store.creditsUsed(p.org.org_id, now)).toEqual({ period: '2031-02', used: 1 });
+  });
+});
