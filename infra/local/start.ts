@@ -132,7 +132,13 @@ if (existsSync(join(ROOT, 'services', 'refresher', 'main.ts'))) {
   workers.push(launch('refresher', 'services/refresher/main.ts'));
 }
 for (const [i, port] of API_PORTS.entries()) {
-  apis.push(launch(`api-${i + 1}`, 'services/api/main.ts', { PORT: String(port), NODE_ID: `api-${i + 1}` }));
+  apis.push(
+    launch(`api-${i + 1}`, 'services/api/main.ts', {
+      PORT: String(port),
+      NODE_ID: `api-${i + 1}`,
+      CONTROLS_NODE_COUNT: String(API_PORTS.length),
+    }),
+  );
 }
 await Promise.all(API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)));
 
