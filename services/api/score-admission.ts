@@ -25,13 +25,13 @@ export interface Admitted {
 export function admitScoreRequest(
   body: unknown,
   idempotencyKey: string | undefined,
-  org: { tier: Tier; contexts: Record<string, Context> },
+  org: { tier: Tier; entitlements: readonly string[]; contexts: Record<string, Context> },
 ): Admitted {
   const validated = validateScoreRequest(body, idempotencyKey);
   if (!validated.ok) throw new ApiError(422, validated.errors);
   const request = validated.request;
 
-  const forbidden = entitlementErrors(request, org.tier);
+  const forbidden = entitlementErrors(request, org.tier, org.entitlements);
   const errors: ErrorItem[] = [];
   let context = request.context;
   if (context === undefined && request.context_id !== undefined) {

@@ -28,11 +28,11 @@ export class Scorer {
 
   score(admitted: Admitted, principal: Principal, startedAt: number) {
     const { request: req, context, shadowVersion } = admitted;
-    const tier = principal.org.tier;
+    const { tier, entitlements } = principal.org;
     const evidence = gatherEvidence(
       req.subject,
       this.deps.resolution(),
-      includedIn(tier).has('reputation_ledger'),
+      includedIn(tier, entitlements).has('reputation_ledger'),
     );
 
     const version = DEFAULT_VERSION;
@@ -45,6 +45,7 @@ export class Scorer {
     const response: ScoreResponse = shapeResponse({
       scoreId,
       tier,
+      entitlements,
       versionId: version.id,
       scored,
       explain: req.options?.explain ?? true,
@@ -68,7 +69,7 @@ export class Scorer {
       latency_ms: response.latency_ms ?? 0,
       request: requestAsSent(req),
       response,
-      evidence: tierEvidence(scored, tier),
+      evidence: tierEvidence(scored, tier, entitlements),
     });
     return response;
   }

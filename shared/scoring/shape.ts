@@ -5,6 +5,8 @@ import { includedIn, suppressedFor } from './tiers.ts';
 export interface ShapeInput {
   scoreId: string;
   tier: Tier;
+  /** Items of higher tiers granted to the caller's organisation. */
+  entitlements?: readonly string[];
   versionId: string;
   scored: Scored;
   explain: boolean;
@@ -20,7 +22,7 @@ export interface ShapeInput {
  */
 export function shapeResponse(input: ShapeInput): ScoreResponse {
   const { scored, tier } = input;
-  const has = includedIn(tier);
+  const has = includedIn(tier, input.entitlements);
   const components = scored.components.filter((c) => has.has(c.component));
   const out: ScoreResponse = {
     score_id: input.scoreId,
@@ -32,7 +34,7 @@ export function shapeResponse(input: ShapeInput): ScoreResponse {
     band: scored.band,
     recommended_action: scored.recommended_action,
     coverage: scored.coverage,
-    suppressed: suppressedFor(tier),
+    suppressed: suppressedFor(tier, input.entitlements),
     disclosure: DISCLOSURE,
     degraded_sources: scored.degraded_sources.filter((d) => has.has(d)),
     latency_ms: input.latencyMs,
@@ -53,8 +55,8 @@ export function shapeResponse(input: ShapeInput): ScoreResponse {
 }
 
 /** The full evidence the tier permits, retained for /v1/explain whatever `explain` was. */
-export function tierEvidence(scored: Scored, tier: Tier) {
-  const has = includedIn(tier);
+export function tierEvidence(scored: Scored, tier: Tier, entitlements: readonly string[] = []) {
+  const has = includedIn(tier, entitlements);
   return {
     components: scored.components.filter((c) => has.has(c.component)),
     ...(has.has('subject') ? { subject: scored.subject } : {}),

@@ -27,4 +27,17 @@ describe('tiers', () => {
     expect(entitlementErrors(req, 'bureau')).toEqual([]);
     expect(entitlementErrors({ subject: { ip_address: '1.1.1.1' } }, 'verify')).toEqual([]);
   });
+
+  it('an organisation entitlement adds an item of a higher tier and takes it out of suppressed', () => {
+    expect(includedIn('assess', ['reputation_ledger']).has('reputation_ledger')).toBe(true);
+    expect(suppressedFor('assess', ['reputation_ledger']).map((s) => s.component)).toEqual([
+      'cluster_id',
+      'shadow',
+    ]);
+    const req = {
+      subject: { ip_address: '1.1.1.1' },
+      options: { explain: true, shadow_version: '2026.08.0' },
+    };
+    expect(entitlementErrors(req, 'assess', ['shadow'])).toEqual([]);
+  });
 });

@@ -33,25 +33,38 @@ export function lowestTierWith(item: string): Tier | undefined {
   return TIER_ORDER.find((t) => TIER_INCLUSION[t].includes(item));
 }
 
-export function includedIn(tier: Tier): Set<string> {
-  const out = new Set<string>();
+/**
+ * What a caller sees: its tier's inclusion plus the organisation's own entitlements (items of a
+ * higher tier granted to it, decisions.md "configurable per organisation").
+ */
+export function includedIn(tier: Tier, entitlements: readonly string[] = []): Set<string> {
+  const out = new Set<string>(entitlements);
   for (const t of TIER_ORDER.slice(0, TIER_ORDER.indexOf(tier) + 1))
     for (const i of TIER_INCLUSION[t]) out.add(i);
   return out;
 }
 
-/** Every item above `tier`, with the lowest tier that has it, in table order. */
-export function suppressedFor(tier: Tier): { component: string; available_in: 'assess' | 'bureau' }[] {
+/** Every item above `tier` not granted as an entitlement, with the lowest tier that has it, in table order. */
+export function suppressedFor(
+  tier: Tier,
+  entitlements: readonly string[] = [],
+): { component: string; available_in: 'assess' | 'bureau' }[] {
   const out: { component: string; available_in: 'assess' | 'bureau' }[] = [];
   for (const t of TIER_ORDER.slice(TIER_ORDER.indexOf(tier) + 1) as ('assess' | 'bureau')[]) {
-    for (const item of TIER_INCLUSION[t]) out.push({ component: item, available_in: t });
+    for (const item of TIER_INCLUSION[t]) {
+      if (!entitlements.includes(item)) out.push({ component: item, available_in: t });
+    }
   }
   return out;
 }
 
 /** One E_ENTITLEMENT_REQUIRED item per requested option the tier lacks; `field` names the option. */
-export function entitlementErrors(request: ScoreRequest, tier: Tier): ErrorItem[] {
-  const has = includedIn(tier);
+export function entitlementErrors(
+  request: ScoreRequest,
+  tier: Tier,
+  entitlements: readonly string[] = [],
+): ErrorItem[] {
+  const has = includedIn(tier, entitlements);
   const out: ErrorItem[] = [];
   for (const [field, rule] of Object.entries(OPTION_ENTITLEMENTS)) {
     if (!rule.present(request) || has.has(rule.item)) continue;

@@ -13,6 +13,9 @@ import { bandFor } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 /** Spec 2.2, 2.4, 2.5, sections 1 and 9, and decisions.md "Authentication and tiers" and "Scoring". */
@@ -128,6 +131,25 @@ describe('POST /v1/score responses against the running API', () => {
           ]);
         }
       }
+    });
+
+    it('an organisation granted a higher-tier item sees it, and it leaves suppressed', async () => {
+      const { orgId, apiKey } = await orgWithKey('assess', { rateRps: 1_000, credits: 1_000 });
+      const r = redis();
+      await new OrgStore(r).updateOrg(orgId, { entitlements: ['reputation_ledger', 'shadow'] });
+      r.disconnect();
+      const body = await waitFor('the entitlement on the API node', async () => {
+        const res = await scoreCall(h.api.url, apiKey, {
+          subject: BOTH,
+          options: { shadow_version: '2026.08.0' },
+        });
+        return res.status === 200 ? ScoreResponse.parse(await res.json()) : undefined;
+      });
+      expect(body.tier).toBe('assess');
+      expect(component(body, 'reputation_ledger')).toBeDefined();
+      expect(body.shadow?.score_version).toBe('2026.08.0');
+      expect(body.suppressed.map((s) => s.component)).toEqual(['cluster_id']);
+      expect(body.cluster_id).toBeUndefined();
     });
   });
 
