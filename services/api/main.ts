@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka } from '../../shared/clients/kafka.ts';
@@ -13,8 +14,10 @@ import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { buildApp } from './app.ts';
+import { AuditJournal } from './audit-journal.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
+import { ExplainCache } from './explain-cache.ts';
 import { Scorer } from './scorer.ts';
 
 let cfg;
@@ -30,14 +33,29 @@ const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}` });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
-const audit = new AuditPublisher(kafka, log);
+// One journal directory per node, stable across restarts (NODE_ID, else the port), so a restarted
+// node replays what it spilled before.
+const journalDir = join(cfg.AUDIT_JOURNAL_DIR, (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'));
+const audit = new AuditPublisher(
+  kafka,
+  new AuditJournal({ dir: journalDir, segmentBytes: 64 << 20, maxBytes: 2 * 1024 ** 3 }),
+  log,
+);
 await audit.start();
+const explainCache = new ExplainCache(redis, log);
 
 const app = buildApp({
   log,
   auth: new Authenticator(new OrgStore(redis)),
-  scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r) }),
+  scorer: new Scorer({
+    nodeId,
+    publish: (r) => {
+      audit.publish(r);
+      explainCache.put(r);
+    },
+  }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+  recent: explainCache,
   ready: () => true,
 });
 
