@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** One Kafka message as the publisher sends it: key is the score id, value the record JSON. */
@@ -117,6 +117,8 @@ export class AuditJournal {
     await this.serial(async () => {
       await this.closeActive();
       await rm(join(this.opts.dir, LOCK), { force: true });
+      // An empty journal leaves no trace; one with segments stays for the next start to replay.
+      await rmdir(this.opts.dir).catch(() => undefined);
     });
   }
 
