@@ -148,7 +148,14 @@ export class AuditSink {
     while (rows.length > 0) {
       if (!isRunning() || isStale()) return;
       try {
-        await this.ch.insert({ table: this.table, values: rows, format: 'JSONEachRow' });
+        // Set here, not left to the column DEFAULT: 18.16 fills columns a JSONEachRow row omits
+        // with the type's zero, not with the DEFAULT expression.
+        const insertedAt = Math.floor(Date.now() / 1000);
+        await this.ch.insert({
+          table: this.table,
+          values: rows.map((r) => ({ ...r, inserted_at: insertedAt })),
+          format: 'JSONEachRow',
+        });
         this.inserted += rows.length;
         break;
       } catch (err) {

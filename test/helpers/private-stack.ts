@@ -31,6 +31,7 @@ function kafkaLibs(): string {
  * servers other tests and engineers use.
  */
 export interface PrivateStack {
+  dir: string;
   env: Record<string, string>;
   kafkaBrokers: string;
   clickhouseUrl: string;
@@ -85,6 +86,7 @@ export async function startPrivateStack(name: string, database: string): Promise
   await migrate(ch, database, () => undefined);
   await ensureTopics([kafkaBrokers]);
   return {
+    dir,
     env: { KAFKA_BROKERS: kafkaBrokers, CLICKHOUSE_URL: clickhouseUrl, CLICKHOUSE_DATABASE: database },
     kafkaBrokers,
     clickhouseUrl,

@@ -82,6 +82,12 @@ describe('audit pipeline under Kafka and ClickHouse faults', () => {
     expect(rows.length).toBe(ids.length);
     expect(new Set(rows)).toEqual(new Set(ids));
     expect(await distinctAndFinal(orgId)).toEqual({ distinct: ids.length, final: ids.length });
+    // The sink stamps when it wrote each row (18.16 would leave an omitted column at zero).
+    const rs = await stack.ch.query({
+      query: `SELECT countIf(inserted_at < scored_at) AS bad FROM ${DB}.scores WHERE org_id = '${orgId}'`,
+      format: 'JSONEachRow',
+    });
+    expect((await rs.json<{ bad: string }>())[0]!.bad).toBe('0');
   }
 
   function expectServedWithinBudget(results: StreamResult[]) {
