@@ -26,8 +26,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * instead of piling up in memory; a background loop reconnects and replays the journal, oldest
  * first, then returns to direct sends.
  *
- * Memory holds at most one batch in flight plus the batch being filled (each <= batchSize), so a
- * SIGKILL loses at most those: in steady state the records of the last `lingerMs`. SIGTERM
+ * Every record is acknowledged by Kafka or fsynced to the journal within about `spillAfterMs`
+ * (+ one fsync) of `publish`: a send slower than that has its batch copied to the journal too.
+ * So a SIGKILL loses at most the records published in that last window (in steady state, the
+ * last `lingerMs`), never more than one batch in flight plus the one being filled. SIGTERM
  * (`close`) sends them, or journals them when Kafka is down, and loses nothing.
  */
 export class AuditPublisher {
@@ -41,7 +43,8 @@ export class AuditPublisher {
   private mode: 'kafka' | 'spill' = 'spill';
   private buffer: JournalEntry[] = [];
   private inflight: Promise<void> | undefined;
-  private inflightSince = 0;
+  /** The batch being sent, since when, and whether a copy already went to the journal. */
+  private sending: { batch: JournalEntry[]; since: number; journalled: boolean } | undefined;
   private spills: Promise<void> = Promise.resolve();
   private recovering: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -77,17 +80,22 @@ export class AuditPublisher {
   }
 
   private flush(): void {
+    const s = this.sending;
+    const stalled = s !== undefined && Date.now() - s.since > this.opts.spillAfterMs;
+    if (s && stalled && !s.journalled) {
+      // Bounds what a SIGKILL can take: a batch is on disk once its send is slow, whatever the
+      // send's outcome. Should the send still succeed, replay writes it twice: harmless downstream.
+      s.journalled = true;
+      this.spill(s.batch);
+      this.enterSpill();
+    }
     if (this.buffer.length === 0) return;
-    const stalled =
-      this.inflight !== undefined &&
-      (this.buffer.length >= this.opts.batchSize || Date.now() - this.inflightSince > this.opts.spillAfterMs);
-    if (this.mode === 'spill' || stalled) {
+    if (this.mode === 'spill' || stalled || (s && this.buffer.length >= this.opts.batchSize)) {
       this.spill(this.buffer.splice(0));
       this.enterSpill();
       return;
     }
     if (this.inflight) return;
-    this.inflightSince = Date.now();
     this.inflight = this.sendBuffered().finally(() => {
       this.inflight = undefined;
     });
@@ -96,21 +104,27 @@ export class AuditPublisher {
   /** Sends full batches back to back, then the remainder; a failure journals the batch. */
   private async sendBuffered(): Promise<void> {
     do {
-      const batch = this.buffer.splice(0, this.opts.batchSize);
+      const sending = {
+        batch: this.buffer.splice(0, this.opts.batchSize),
+        since: Date.now(),
+        journalled: false,
+      };
+      this.sending = sending;
       try {
-        await this.send(batch);
-        this.stats.sent += batch.length;
+        await this.send(sending.batch);
+        this.stats.sent += sending.batch.length;
       } catch (err) {
         this.healthy = false;
         this.log.warn(
-          { err: String(err), records: batch.length },
+          { err: String(err), records: sending.batch.length },
           'kafka send failed; spilling audit records',
         );
-        this.spill(batch);
+        if (!sending.journalled) this.spill(sending.batch);
         this.enterSpill();
         return;
+      } finally {
+        this.sending = undefined;
       }
-      this.inflightSince = Date.now();
     } while (this.buffer.length >= this.opts.batchSize && this.mode === 'kafka');
   }
 
@@ -208,18 +222,30 @@ export class AuditPublisher {
   async close(deadlineMs = 5_000): Promise<void> {
     clearInterval(this.timer);
     const until = Date.now() + deadlineMs;
-    await this.inflight;
-    while (this.buffer.length > 0 && this.mode === 'kafka' && this.healthy && Date.now() < until) {
-      this.inflightSince = Date.now();
-      this.inflight = this.sendBuffered();
-      await this.inflight;
+    const deadline = () => sleep(Math.max(0, until - Date.now()));
+    await Promise.race([this.inflight, deadline()]);
+    while (
+      this.buffer.length > 0 &&
+      this.mode === 'kafka' &&
+      this.healthy &&
+      !this.inflight &&
+      Date.now() < until
+    ) {
+      this.inflight = this.sendBuffered().finally(() => {
+        this.inflight = undefined;
+      });
+      await Promise.race([this.inflight, deadline()]);
     }
-    this.inflight = undefined;
     this.closing = true;
+    // A send still unanswered at the deadline may or may not land: journal it too (at most a duplicate).
+    if (this.sending && !this.sending.journalled) {
+      this.sending.journalled = true;
+      this.spill(this.sending.batch);
+    }
     if (this.buffer.length > 0) this.spill(this.buffer.splice(0));
     await this.spills;
     // A reconnect attempt against a dead broker can take seconds; the journal is safe without it.
-    await Promise.race([this.recovering, sleep(Math.max(0, until - Date.now()))]);
+    await Promise.race([this.recovering, deadline()]);
     await this.journal.close();
     await this.producer?.disconnect().catch(() => undefined);
     this.log.info({ ...this.stats }, 'audit publisher closed');

@@ -15,8 +15,11 @@ const DB = 'frs_fault';
 const RPS = 50;
 /** Scoring is in-memory; an audit outage must not push any request near this. */
 const BUDGET_MS = 500;
-/** Records a SIGKILL may take with it: those published in the last flush interval plus one fsync. */
-const KILL_WINDOW_MS = 300;
+/**
+ * Records a SIGKILL may take with it: those not yet acknowledged by Kafka nor fsynced to the
+ * journal, i.e. published in the last spillAfterMs (250) + one 20 ms tick + one fsync; with margin.
+ */
+const KILL_WINDOW_MS = 500;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
