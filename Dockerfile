@@ -10,6 +10,10 @@ COPY shared ./shared
 COPY services ./services
 COPY infra/clickhouse ./infra/clickhouse
 COPY infra/kafka/topics.ts ./infra/kafka/topics.ts
+# The audit journal volume and the resolution-data cache must be writable by the service user;
+# building the cache here spares every container start the CSV parse.
+RUN mkdir -p /var/lib/frs /app/.stack && chown node:node /var/lib/frs /app/.stack
 USER node
+RUN node -e "import('./shared/resolution/resolution-data.ts').then((m) => m.loadResolutionData())"
 EXPOSE 8080
 CMD ["node", "services/api/main.ts"]

@@ -24,7 +24,12 @@ const envSchema = z.object({
   NODE_ID: z.string().min(1).max(64).optional(),
   /** Consumer group of the audit sink; every sink process of one deployment shares it. */
   AUDIT_SINK_GROUP: z.string().min(1).default('frs-audit-sink'),
-  /** Where the audit publisher spills records while Kafka is unreachable. */
+  /** Key prefix of the refresher's BullMQ queues; separates deployments sharing one Redis. */
+  BULLMQ_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('frs'),
+  /** Where the audit publisher spills records while Kafka is unreachable (one subfolder per node). */
   AUDIT_JOURNAL_DIR: z.string().min(1).default('.stack/journal'),
   /** Rate limit, credits and idempotency on /v1/score. `off` exists only for the benchmark baseline. */
   CONTROLS: z.enum(['on', 'off']).default('on'),

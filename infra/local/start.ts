@@ -128,9 +128,7 @@ process.on('SIGTERM', () => void stop());
 
 const demo = await seedDemo();
 workers.push(launch('audit-sink', 'services/audit-sink/main.ts'));
-if (existsSync(join(ROOT, 'services', 'refresher', 'main.ts'))) {
-  workers.push(launch('refresher', 'services/refresher/main.ts'));
-}
+workers.push(launch('refresher', 'services/refresher/main.ts'));
 for (const [i, port] of API_PORTS.entries()) {
   apis.push(
     launch(`api-${i + 1}`, 'services/api/main.ts', {

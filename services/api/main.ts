@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka } from '../../shared/clients/kafka.ts';
@@ -14,9 +15,11 @@ import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { loadResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { buildApp } from './app.ts';
+import { AuditJournal } from './audit-journal.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
+import { ExplainCache } from './explain-cache.ts';
 import { Scorer } from './scorer.ts';
 
 let cfg;
@@ -45,8 +48,16 @@ const redisBg = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-bg-${nodeI
 const redisSub = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-sub-${nodeId}` });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
-const audit = new AuditPublisher(kafka, log);
+// One journal directory per node, stable across restarts (NODE_ID, else the port), so a restarted
+// node replays what it spilled before.
+const journalDir = join(cfg.AUDIT_JOURNAL_DIR, (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'));
+const audit = new AuditPublisher(
+  kafka,
+  new AuditJournal({ dir: journalDir, segmentBytes: 64 << 20, maxBytes: 2 * 1024 ** 3 }),
+  log,
+);
 await audit.start();
+const explainCache = new ExplainCache(redis, log);
 
 const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
 // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
@@ -68,8 +79,16 @@ const app = buildApp({
   auth,
   controls:
     cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
-  scorer: new Scorer({ nodeId, publish: (r) => audit.publish(r), resolution: () => resolution }),
+  scorer: new Scorer({
+    nodeId,
+    publish: (r) => {
+      audit.publish(r);
+      explainCache.put(r);
+    },
+    resolution: () => resolution,
+  }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+  recent: explainCache,
   ready: () => auth.ready,
 });
 

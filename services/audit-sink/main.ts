@@ -21,6 +21,8 @@ const sink = new AuditSink(kafka, ch, log, {
   groupId: cfg.AUDIT_SINK_GROUP,
   database: cfg.CLICKHOUSE_DATABASE,
   maxBackoffMs: 5_000,
+  minBytes: 4 * 1024 * 1024,
+  maxWaitMs: 1_000,
 });
 await sink.start();
 log.info('audit sink consuming');

@@ -1,0 +1,54 @@
+import { RETENTION_MONTHS } from '../../../shared/audit/history.ts';
+import type { ClickHouseClient } from '../../../shared/clients/clickhouse.ts';
+import { quote, quoteIdent } from '../../../shared/clients/sql.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { RefresherJob } from './job.ts';
+
+/**
+ * Oldest monthly partition (YYYYMM) still kept at `now`: the month RETENTION_MONTHS back. Every
+ * row of an older month is past 13 months, while that month still holds rows younger than 13
+ * months; so a score lives at least 13 and at most 14 months.
+ */
+export function oldestKeptPartition(now: Date): number {
+  const months = now.getUTCFullYear() * 12 + now.getUTCMonth() - RETENTION_MONTHS;
+  return Math.floor(months / 12) * 100 + (months % 12) + 1;
+}
+
+/**
+ * Drops the partitions of `{db}.scores` older than the oldest kept month. Works on every server
+ * version (18.16 has no TTL); idempotent, so a re-run or a run on two workers is harmless.
+ */
+export async function dropExpiredPartitions(ch: ClickHouseClient, database: string, now = new Date()) {
+  const db = quoteIdent(database);
+  const rs = await ch.query({
+    query: `SELECT DISTINCT partition FROM system.parts
+            WHERE database = ${quote(database)} AND table = 'scores' AND active`,
+    format: 'JSONEachRow',
+  });
+  const keep = oldestKeptPartition(now);
+  const expired = (await rs.json<{ partition: string }>())
+    .map((r) => r.partition)
+    .filter((p) => /^\d{6}$/.test(p) && Number(p) < keep)
+    .sort();
+  for (const p of expired) await ch.command({ query: `ALTER TABLE ${db}.scores DROP PARTITION ${p}` });
+  return { dropped: expired, oldestKept: keep };
+}
+
+export interface RetentionDeps {
+  ch: ClickHouseClient;
+  database: string;
+  log: Logger;
+}
+
+/** Daily at 03:17 UTC: a quiet hour, and off the top of the hour when other schedules pile up. */
+export function retentionJob(deps: RetentionDeps): RefresherJob {
+  return {
+    name: 'audit-retention',
+    repeat: { pattern: '17 3 * * *', tz: 'UTC' },
+    run: async () => {
+      const result = await dropExpiredPartitions(deps.ch, deps.database);
+      deps.log.info(result, 'audit retention: expired partitions dropped');
+      return result;
+    },
+  };
+}

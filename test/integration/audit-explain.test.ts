@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../infra/clickhouse/migrate.ts';
+import { explainKey } from '../../services/api/explain-cache.ts';
+import { toRow } from '../../services/audit-sink/sink.ts';
+import { AuditRecord } from '../../shared/audit/record.ts';
+import { ErrorBody } from '../../shared/contract/errors.ts';
+import { ExplainResponse, ScoreResponse } from '../../shared/contract/response.ts';
+import { clickhouse, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+
+/** No sink runs here: ClickHouse gets a row only when the test writes it. */
+const DB = 'frs_explain_test';
+
+describe('GET /v1/explain before and after the audit pipeline delivered the score', () => {
+  const ch = clickhouse();
+  const r = redis();
+  let api: ApiNode;
+
+  beforeAll(async () => {
+    await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
+    await migrate(ch, DB, () => undefined);
+    api = await startApi({ CLICKHOUSE_DATABASE: DB });
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
+    await ch.close();
+    r.disconnect();
+  });
+
+  const explain = (id: string, key: string) =>
+    fetch(`${api.url}/v1/explain/${id}`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('answers at once from the Redis copy, then from ClickHouse, and only to the owning org', async () => {
+    const org = await orgWithKey('assess');
+    const other = await orgWithKey('bureau');
+    const request = {
+      subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
+      options: { explain: false },
+      client_reference: 'explain-test',
+    };
+    const res = await scoreCall(api.url, org.apiKey, request);
+    expect(res.status).toBe(200);
+    const body = ScoreResponse.parse(await res.json());
+    expect(body.components).toBeUndefined();
+
+    // Immediately: nothing is in ClickHouse, the Redis copy answers.
+    const first = await waitFor('the explain copy', async () => {
+      const e = await explain(body.score_id, org.apiKey);
+      return e.status === 200 ? ExplainResponse.parse(await e.json()) : null;
+    });
+    expect(first.response).toEqual(body);
+    expect(first.request).toEqual(request);
+    expect(first.evidence.components.length).toBeGreaterThan(0);
+    expect(first.score_version).toBe(body.score_version);
+    const scoredAt = new Date(first.scored_at);
+    const until = new Date(scoredAt);
+    until.setUTCMonth(until.getUTCMonth() + 13);
+    expect(first.retained_until).toBe(until.toISOString());
+
+    for (const [id, key] of [
+      [body.score_id, other.apiKey],
+      [`sc_${'0'.repeat(32)}`, org.apiKey],
+      ['sc_not-an-id', org.apiKey],
+    ] as const) {
+      const e = await explain(id, key);
+      expect(e.status).toBe(404);
+      expect(ErrorBody.parse(await e.json()).errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
+    }
+
+    // Later: the copy expired and the sink wrote the same record; ClickHouse answers identically.
+    const record = AuditRecord.parse(JSON.parse((await r.get(explainKey(body.score_id)))!));
+    expect(await r.ttl(explainKey(body.score_id))).toBeGreaterThan(14 * 60);
+    await r.del(explainKey(body.score_id));
+    expect((await explain(body.score_id, org.apiKey)).status).toBe(404);
+    await ch.insert({ table: `${DB}.scores`, values: [toRow(record)], format: 'JSONEachRow' });
+    const later = await explain(body.score_id, org.apiKey);
+    expect(later.status).toBe(200);
+    expect(await later.json()).toEqual(first);
+    expect((await explain(body.score_id, other.apiKey)).status).toBe(404);
+  });
+});

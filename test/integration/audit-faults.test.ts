@@ -1,0 +1,227 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orgWithKey } from '../helpers/fixtures.ts';
+import { startPrivateStack, type PrivateStack } from '../helpers/private-stack.ts';
+import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { steadyStream, type StreamResult } from '../helpers/stream.ts';
+
+/**
+ * Fault tests of the audit pipeline on a private Kafka and ClickHouse (never the shared ones):
+ * every score answered with 200 must end up exactly once in ClickHouse, whatever was down.
+ */
+const DB = 'frs_fault';
+const RPS = 50;
+/** Scoring is in-memory; an audit outage must not push any request near this. */
+const BUDGET_MS = 500;
+/**
+ * Records a SIGKILL may take with it: those not yet acknowledged by Kafka nor fsynced to the
+ * journal, i.e. published in the last spillAfterMs (250) + one 20 ms tick + one fsync; with margin.
+ */
+const KILL_WINDOW_MS = 500;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('audit pipeline under Kafka and ClickHouse faults', () => {
+  let stack: PrivateStack;
+  let sink: Service;
+  const journals: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startPrivateStack('audit', DB);
+    sink = startSink({ ...stack.env, AUDIT_SINK_GROUP: 'frs-fault-sink' });
+  });
+
+  afterAll(async () => {
+    await sink?.stop();
+    await stack?.down();
+    for (const j of journals) rmSync(j, { recursive: true, force: true });
+  });
+
+  /** An API node whose journal survives its restarts (fixed NODE_ID, own journal root). */
+  function node(journalRoot: string): Promise<ApiNode> {
+    return startApi({ ...stack.env, AUDIT_JOURNAL_DIR: journalRoot, NODE_ID: 'fault-node' });
+  }
+  function journalRoot(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'frs-journal-'));
+    journals.push(dir);
+    return dir;
+  }
+  const segments = (root: string) =>
+    readdirSync(join(root, 'fault-node')).filter((f) => f.startsWith('seg-'));
+
+  async function stored(orgId: string) {
+    const rs = await stack.ch.query({
+      query: `SELECT score_id FROM ${DB}.scores FINAL WHERE org_id = '${orgId}'`,
+      format: 'JSONEachRow',
+    });
+    return (await rs.json<{ score_id: string }>()).map((r) => r.score_id);
+  }
+
+  /** Rows in ClickHouse counted without FINAL collapsing: re-delivery may add raw rows. */
+  async function distinctAndFinal(orgId: string) {
+    const rs = await stack.ch.query({
+      query: `SELECT (SELECT uniqExact(score_id) FROM ${DB}.scores WHERE org_id = '${orgId}') AS distinct,
+                     (SELECT count() FROM ${DB}.scores FINAL WHERE org_id = '${orgId}') AS final`,
+      format: 'JSONEachRow',
+    });
+    const [row] = await rs.json<{ distinct: string; final: string }>();
+    return { distinct: Number(row!.distinct), final: Number(row!.final) };
+  }
+
+  function accepted(results: StreamResult[]): string[] {
+    return results.filter((r) => r.status === 200).map((r) => r.scoreId!);
+  }
+
+  async function expectExactlyOnce(orgId: string, ids: string[]) {
+    await waitFor(
+      'every 200 score in ClickHouse',
+      async () => (await stored(orgId)).length >= ids.length,
+      90_000,
+      500,
+    );
+    const rows = await stored(orgId);
+    expect(rows.length).toBe(ids.length);
+    expect(new Set(rows)).toEqual(new Set(ids));
+    expect(await distinctAndFinal(orgId)).toEqual({ distinct: ids.length, final: ids.length });
+    // The sink stamps when it wrote each row (18.16 would leave an omitted column at zero).
+    const rs = await stack.ch.query({
+      query: `SELECT countIf(inserted_at < scored_at) AS bad FROM ${DB}.scores WHERE org_id = '${orgId}'`,
+      format: 'JSONEachRow',
+    });
+    expect((await rs.json<{ bad: string }>())[0]!.bad).toBe('0');
+  }
+
+  function expectServedWithinBudget(results: StreamResult[]) {
+    expect(results.length).toBeGreaterThan(RPS * 4);
+    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    expect(Math.max(...results.map((r) => r.latencyMs))).toBeLessThan(BUDGET_MS);
+  }
+
+  it('Kafka down during a steady stream: scores keep 200, the journal replays, each lands once', async () => {
+    const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
+    const api = await node(journalRoot());
+    try {
+      const stream = steadyStream(() => api.url, org.apiKey, RPS);
+      await sleep(1_500);
+      await stack.kafka('stop');
+      await sleep(3_000);
+      await stack.kafka('start');
+      await sleep(2_000);
+      const results = await stream.stop();
+      expectServedWithinBudget(results);
+      await expectExactlyOnce(org.orgId, accepted(results));
+      expect(api.output()).toContain('spilling audit records');
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it('ClickHouse down during a steady stream: the sink waits and retries, each score lands once', async () => {
+    const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
+    const api = await node(journalRoot());
+    try {
+      const stream = steadyStream(() => api.url, org.apiKey, RPS);
+      await sleep(1_500);
+      // A crash, not a clean stop: ClickHouse 18.16 holds a SIGTERM for 30 s while clients are connected.
+      await stack.clickhouse('kill');
+      await sleep(4_000);
+      await stack.clickhouse('start');
+      await sleep(1_500);
+      const results = await stream.stop();
+      expectServedWithinBudget(results);
+      await expectExactlyOnce(org.orgId, accepted(results));
+      expect(sink.output()).toContain('clickhouse insert failed; retrying');
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it('SIGTERM loses nothing: flushed to Kafka when up, journalled and replayed at next start when down', async () => {
+    const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
+    const root = journalRoot();
+
+    let api = await node(root);
+    let stream = steadyStream(() => api.url, org.apiKey, RPS);
+    await sleep(2_000);
+    expect(await api.stop('SIGTERM')).toBe(0);
+    const upResults = await stream.stop();
+
+    api = await node(root);
+    stream = steadyStream(() => api.url, org.apiKey, RPS);
+    await sleep(1_000);
+    await stack.kafka('stop');
+    await sleep(1_500);
+    expect(await api.stop('SIGTERM')).toBe(0);
+    const downResults = await stream.stop();
+    expect(segments(root).length).toBeGreaterThan(0);
+
+    await stack.kafka('start');
+    api = await node(root);
+    try {
+      await expectExactlyOnce(org.orgId, [...accepted(upResults), ...accepted(downResults)]);
+      await waitFor('journal drained', async () => segments(root).length === 0);
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it(`SIGKILL loses at most the records of the last ${KILL_WINDOW_MS} ms (the unflushed batch)`, async () => {
+    const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
+    const root = journalRoot();
+    const results: StreamResult[] = [];
+    const killedAt: number[] = [];
+
+    // Kafka up: the lost records are the batch not yet acknowledged by the broker.
+    let api = await node(root);
+    let stream = steadyStream(() => api.url, org.apiKey, RPS);
+    await sleep(2_000);
+    await api.stop('SIGKILL');
+    killedAt.push(Date.now());
+    results.push(...(await stream.stop()));
+
+    // Kafka down: the lost records are the batch not yet fsynced to the journal.
+    api = await node(root);
+    stream = steadyStream(() => api.url, org.apiKey, RPS);
+    await sleep(500);
+    await stack.kafka('stop');
+    await sleep(2_000);
+    await api.stop('SIGKILL');
+    killedAt.push(Date.now());
+    results.push(...(await stream.stop()));
+    expect(segments(root).length).toBeGreaterThan(0);
+
+    await stack.kafka('start');
+    api = await node(root);
+    try {
+      await waitFor('journal drained', async () => segments(root).length === 0, 60_000, 250);
+      const ids = accepted(results);
+      // Settled when the row count stops moving for a few sink intervals.
+      let last = -1;
+      await waitFor(
+        'ClickHouse to settle',
+        async () => {
+          const n = (await stored(org.orgId)).length;
+          const settled = n === last && n > 0;
+          last = n;
+          return settled;
+        },
+        60_000,
+        3_000,
+      );
+      const rows = new Set(await stored(org.orgId));
+      const lost = results.filter((r) => r.status === 200 && !rows.has(r.scoreId!));
+      for (const r of lost) {
+        const kill = killedAt.find((k) => k >= r.doneAt)!;
+        expect(kill - r.doneAt).toBeLessThan(KILL_WINDOW_MS);
+      }
+      expect(lost.length).toBeLessThanOrEqual(Math.ceil((RPS * KILL_WINDOW_MS) / 1000) * 2);
+      expect(rows.size).toBe(ids.length - lost.length);
+      const { distinct, final } = await distinctAndFinal(org.orgId);
+      expect(final).toBe(distinct);
+    } finally {
+      await api.stop();
+    }
+  });
+});
