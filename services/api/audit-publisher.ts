@@ -1,6 +1,5 @@
 import type { Kafka, Producer } from 'kafkajs';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
-import type { AuditRecord } from '../../shared/audit/record.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { AuditJournal, JournalEntry } from './audit-journal.ts';
 
@@ -74,8 +73,9 @@ export class AuditPublisher {
     return this.buffer.length;
   }
 
-  publish(record: AuditRecord): void {
-    this.buffer.push({ key: record.score_id, value: JSON.stringify(record) });
+  /** Queues one serialized audit record (see serializeAuditRecord); never blocks, never throws. */
+  publish(scoreId: string, recordJson: string): void {
+    this.buffer.push({ key: scoreId, value: recordJson });
     if (this.buffer.length >= this.opts.batchSize) this.flush();
   }
 

@@ -30,17 +30,15 @@ export class ExplainCache {
    * Skipped while Redis is disconnected so writes do not pile up in the offline queue; ClickHouse
    * answers for those scores once the pipeline delivers them.
    */
-  put(record: AuditRecord): void {
+  put(scoreId: string, recordJson: string): void {
     if (this.redis.status !== 'ready') {
       this.failed++;
       return;
     }
-    this.redis
-      .set(explainKey(record.score_id), JSON.stringify(record), 'EX', EXPLAIN_TTL_SECONDS)
-      .catch((err) => {
-        if (this.failed++ % 1000 === 0)
-          this.log.warn({ err: String(err) }, 'explain copy not written to redis');
-      });
+    this.redis.set(explainKey(scoreId), recordJson, 'EX', EXPLAIN_TTL_SECONDS).catch((err) => {
+      if (this.failed++ % 1000 === 0)
+        this.log.warn({ err: String(err) }, 'explain copy not written to redis');
+    });
   }
 
   /** The cached score, or null when absent, expired, or Redis is unavailable. */

@@ -81,9 +81,9 @@ const app = buildApp({
     cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
   scorer: new Scorer({
     nodeId,
-    publish: (r) => {
-      audit.publish(r);
-      explainCache.put(r);
+    publish: (scoreId, recordJson) => {
+      audit.publish(scoreId, recordJson);
+      explainCache.put(scoreId, recordJson);
     },
     resolution: () => resolution,
   }),

@@ -1,4 +1,4 @@
-import type { AuditRecord } from '../../shared/audit/record.ts';
+import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { newScoreId } from '../../shared/ids.ts';
@@ -13,12 +13,16 @@ import type { Admitted } from './score-admission.ts';
 
 export interface ScorerDeps {
   nodeId: string;
-  publish: (record: AuditRecord) => void;
+  /** Takes the serialized audit record of each score; must not block (see AuditPublisher). */
+  publish: (scoreId: string, recordJson: string) => void;
   /** The current in-memory resolution data; a getter so a refresh can swap it between requests. */
   resolution: () => ResolutionData;
 }
 
-/** Scores a validated request from in-memory data only, and hands the audit record to the publisher. */
+/**
+ * Scores a validated request from in-memory data only, hands the audit record to the publisher,
+ * and returns the response body as JSON (serialized once, reused in the audit record).
+ */
 export class Scorer {
   private readonly deps: ScorerDeps;
 
@@ -26,7 +30,7 @@ export class Scorer {
     this.deps = deps;
   }
 
-  score(admitted: Admitted, principal: Principal, startedAt: number) {
+  score(admitted: Admitted, principal: Principal, startedAt: number): string {
     const { request: req, context, shadowVersion } = admitted;
     const { tier, entitlements } = principal.org;
     const evidence = gatherEvidence(
@@ -58,20 +62,24 @@ export class Scorer {
       latencyMs: Math.max(0, Math.round(performance.now() - startedAt)),
     });
 
-    this.deps.publish({
-      v: 1,
-      score_id: scoreId,
-      org_id: principal.org.org_id,
-      tier,
-      scored_at: new Date(nowMs).toISOString(),
-      scored_at_ms: nowMs,
-      node_id: this.deps.nodeId,
-      latency_ms: response.latency_ms ?? 0,
-      request: requestAsSent(req),
-      response,
-      evidence: tierEvidence(scored, tier, entitlements),
-    });
-    return response;
+    const body = JSON.stringify(response);
+    const record = serializeAuditRecord(
+      {
+        v: 1,
+        score_id: scoreId,
+        org_id: principal.org.org_id,
+        tier,
+        scored_at: new Date(nowMs).toISOString(),
+        scored_at_ms: nowMs,
+        node_id: this.deps.nodeId,
+        latency_ms: response.latency_ms ?? 0,
+        request: requestAsSent(req),
+        evidence: tierEvidence(scored, tier, entitlements),
+      },
+      body,
+    );
+    this.deps.publish(scoreId, record);
+    return body;
   }
 }
 

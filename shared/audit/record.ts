@@ -32,3 +32,13 @@ export const AuditRecord = z.object({
 
 export type AuditRecord = z.infer<typeof AuditRecord>;
 export type AuditEvidence = z.infer<typeof AuditEvidence>;
+
+/**
+ * The record as one JSON string, built around the response's JSON exactly as it was sent to the
+ * caller: the response is serialized once per request, and the stored copy is byte-identical to
+ * what the caller received.
+ */
+export function serializeAuditRecord(meta: Omit<AuditRecord, 'response'>, responseJson: string): string {
+  const head = JSON.stringify(meta);
+  return `${head.slice(0, -1)},"response":${responseJson}}`;
+}

@@ -185,6 +185,37 @@ describe('POST /v1/score validation against the running API', () => {
     expect((await rejected(await h.callers.assess.score(big), 413))[0]!.code).toBe('E_PAYLOAD_TOO_LARGE');
   });
 
+  it('413 also for a streamed body with no Content-Length that grows past 64 KiB', async () => {
+    const chunk = new TextEncoder().encode(' '.repeat(16 * 1024));
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 6; i++) c.enqueue(chunk);
+        c.close();
+      },
+    });
+    const res = await fetch(`${h.api.url}/v1/score`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.callers.assess.apiKey}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect((await rejected(res, 413))[0]!.code).toBe('E_PAYLOAD_TOO_LARGE');
+  });
+
+  it('415 for JSON in another charset or with a content coding', async () => {
+    for (const headers of [
+      { 'content-type': 'application/json; charset=latin1' },
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    ]) {
+      const res = await fetch(`${h.api.url}/v1/score`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.callers.assess.apiKey}`, ...headers },
+        body: JSON.stringify(ok),
+      });
+      expect((await rejected(res, 415))[0]!.code).toBe('E_UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
   it('404 E_NOT_FOUND for an unknown route, 405 with Allow for a wrong method', async () => {
     expect((await rejected(await fetch(`${h.api.url}/v1/scores`), 404))[0]!.code).toBe('E_NOT_FOUND');
     const res = await fetch(`${h.api.url}/v1/score`, {

@@ -21,27 +21,14 @@ export function methodNotAllowed(allow: string[]): RequestHandler {
   };
 }
 
-interface BodyParserError {
-  type?: string;
-  status?: number;
-}
-
 /** Renders every error in the spec's Error shape; anything unexpected is a logged 500. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let apiErr: ApiError;
-    const bp = err as BodyParserError;
+    const status = (err as { status?: unknown }).status;
     if (err instanceof ApiError) apiErr = err;
-    else if (bp.type === 'entity.parse.failed') {
-      apiErr = new ApiError(400, { code: 'E_MALFORMED_JSON', message: 'request body is not valid JSON' });
-    } else if (bp.type === 'entity.too.large') {
-      apiErr = new ApiError(413, {
-        code: 'E_PAYLOAD_TOO_LARGE',
-        message: 'request body is larger than 64 KiB',
-      });
-    } else if (bp.type === 'encoding.unsupported' || bp.type === 'charset.unsupported') {
-      apiErr = new ApiError(415, { code: 'E_UNSUPPORTED_MEDIA_TYPE', message: 'body must be UTF-8 JSON' });
-    } else if (bp.status && bp.status >= 400 && bp.status < 500) {
+    else if (typeof status === 'number' && status >= 400 && status < 500) {
+      // Express's own request errors (a malformed URI, for example).
       apiErr = new ApiError(400, { code: 'E_BAD_REQUEST', message: 'request could not be read' });
     } else {
       log.error({ err, reqId: res.getHeader('X-Request-Id'), route: req.path }, 'unhandled error');

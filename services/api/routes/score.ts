@@ -30,7 +30,7 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
       }
       let body: string;
       try {
-        body = JSON.stringify(deps.scorer.score(admitted, principal, startedAt));
+        body = deps.scorer.score(admitted, principal, startedAt);
       } catch (err) {
         await admission.release();
         throw err;
