@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export const SCORE_ID_PATTERN = /^sc_[0-9a-f]{32}$/;
 
@@ -7,11 +7,26 @@ export const SCORE_ID_PATTERN = /^sc_[0-9a-f]{32}$/;
  * random and variant bits. Ids sort by time and an explain lookup reads the month from the id.
  */
 export function newScoreId(nowMs: number = Date.now()): string {
-  const b = randomBytes(16);
+  const b = Buffer.allocUnsafe(16);
+  randomBytesInto(b);
   b.writeUIntBE(nowMs, 0, 6);
   b[6] = 0x70 | (b[6]! & 0x0f);
   b[8] = 0x80 | (b[8]! & 0x3f);
   return `sc_${b.toString('hex')}`;
+}
+
+// CSPRNG bytes drawn 4 KiB at a time: one randomFillSync per 256 ids instead of one per id, which
+// showed in the score path's profile.
+const pool = Buffer.allocUnsafe(4096);
+let poolOffset = pool.length;
+
+function randomBytesInto(target: Buffer): void {
+  if (poolOffset + target.length > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  pool.copy(target, 0, poolOffset, poolOffset + target.length);
+  poolOffset += target.length;
 }
 
 /** Epoch milliseconds embedded in a score id, or null when the id is not one of ours. */

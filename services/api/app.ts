@@ -15,8 +15,9 @@ export function buildApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(healthRoutes(deps));
+  // The score route first: every other layer is matched against each scoring request otherwise.
   app.use(scoreRoutes(deps));
+  app.use(healthRoutes(deps));
   app.use(explainRoutes(deps));
   app.use(openApiRoutes());
   app.use(notFound);
