@@ -75,6 +75,7 @@ const run = spawnSync(k6, ['run', '--quiet', ...k6Args, script], {
     OUT_DIR: results,
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
+    K6_WEB_DASHBOARD_PERIOD: '2s',
     K6_WEB_DASHBOARD_EXPORT: join(results, `${scenario}.html`),
     K6_NO_USAGE_REPORT: 'true',
   },
