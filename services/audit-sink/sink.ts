@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { AuditRecord } from '../../shared/audit/record.ts';
+import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
@@ -20,7 +20,7 @@ export interface SinkOptions {
 }
 
 /** The row of `scores` an audit record becomes (column comments live in the migration). */
-export function toRow(r: AuditRecord) {
+export function toRow(r: AuditRecordEnvelope) {
   const res = r.response;
   return {
     score_id: r.score_id,
@@ -47,7 +47,7 @@ export function toRow(r: AuditRecord) {
   };
 }
 
-type Decoded = { ok: true; record: AuditRecord } | { ok: false; reason: string };
+type Decoded = { ok: true; record: AuditRecordEnvelope } | { ok: false; reason: string };
 
 export function decode(message: KafkaMessage): Decoded {
   if (!message.value) return { ok: false, reason: 'empty message' };
@@ -57,7 +57,7 @@ export function decode(message: KafkaMessage): Decoded {
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
-  const parsed = AuditRecord.safeParse(json);
+  const parsed = AuditRecordEnvelope.safeParse(json);
   if (!parsed.success) {
     return {
       ok: false,

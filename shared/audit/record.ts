@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
-import { Component, ScoreResponse, SubjectResolution, TIERS } from '../contract/response.ts';
+import {
+  ACTIONS,
+  BANDS,
+  COVERAGES,
+  Component,
+  ScoreResponse,
+  SubjectResolution,
+  TIERS,
+} from '../contract/response.ts';
 
 /** Version of the audit envelope; bump it with a new schema and keep decoding the old ones. */
 export const AUDIT_RECORD_VERSION = 1;
@@ -31,6 +39,36 @@ export const AuditRecord = z.object({
 });
 
 export type AuditRecord = z.infer<typeof AuditRecord>;
+
+/**
+ * What the audit sink checks before writing a row: the envelope and every field a column is
+ * made of. The API built the record from the full schemas already; re-validating each nested
+ * component per record cost the sink more CPU than the insert.
+ */
+export const AuditRecordEnvelope = z.object({
+  v: z.literal(AUDIT_RECORD_VERSION),
+  score_id: z.string().regex(SCORE_ID_PATTERN),
+  org_id: z.string().min(1),
+  tier: z.enum(TIERS),
+  scored_at_ms: z.int().nonnegative(),
+  node_id: z.string(),
+  latency_ms: z.int().nonnegative(),
+  request: z.record(z.string(), z.unknown()),
+  response: z.looseObject({
+    score_version: z.string(),
+    score: z.int().min(0).max(100),
+    band: z.enum(BANDS),
+    recommended_action: z.enum(ACTIONS),
+    coverage: z.enum(COVERAGES).optional(),
+    degraded_sources: z.array(z.string()),
+    client_reference: z.string().optional(),
+  }),
+  evidence: z.looseObject({
+    primary_risk_factor: z.looseObject({ code: z.string() }).optional(),
+  }),
+});
+
+export type AuditRecordEnvelope = z.infer<typeof AuditRecordEnvelope>;
 export type AuditEvidence = z.infer<typeof AuditEvidence>;
 
 /**
