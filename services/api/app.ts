@@ -15,6 +15,7 @@ export function buildApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  app.use(deps.metrics.middleware);
   app.use(healthRoutes(deps));
   app.use(scoreRoutes(deps));
   app.use(explainRoutes(deps));

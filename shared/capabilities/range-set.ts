@@ -4,7 +4,14 @@
  * single addresses; where ranges nest, the more specific one wins (flatten-ranges.ts).
  */
 import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from '../resolution/flatten-ranges.ts';
-import { findV4, findV6, toV4Bounds, toV6Bounds, type V4Bounds, type V6Bounds } from '../resolution/ip-ranges.ts';
+import {
+  findV4,
+  findV6,
+  toV4Bounds,
+  toV6Bounds,
+  type V4Bounds,
+  type V6Bounds,
+} from '../resolution/ip-ranges.ts';
 import type { Table } from './codec.ts';
 import { take, type Decoded } from './codec.ts';
 

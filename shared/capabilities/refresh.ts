@@ -26,8 +26,7 @@ export interface RefreshDeps {
 }
 
 export type RefreshOutcome =
-  | { outcome: 'published'; version: string; entries: number }
-  | { outcome: 'unchanged'; version: string };
+  { outcome: 'published'; version: string; entries: number } | { outcome: 'unchanged'; version: string };
 
 function digestOf(files: FeedFiles): string {
   const hash = createHash('sha256');

@@ -79,10 +79,17 @@ export function buildSnapshot(name: SnapshotName, files: FeedFiles): BuiltSnapsh
         () => buildCarrierPrefixes(files.carrier ?? new Map()),
         (c) => c.keys.length,
       );
-      return { payload: encode(carrierHeader(carriers), carrierArrays(carriers)), entries: carriers.keys.length };
+      return {
+        payload: encode(carrierHeader(carriers), carrierArrays(carriers)),
+        entries: carriers.keys.length,
+      };
     }
     case 'ndc_range_risk': {
-      const risk = parsing('ndcRisk', () => parseNdcFeed(file(files, 'ndcRisk')), (r) => r.size);
+      const risk = parsing(
+        'ndcRisk',
+        () => parseNdcFeed(file(files, 'ndcRisk')),
+        (r) => r.size,
+      );
       return { payload: encode({ ndc: [...risk] }, {}), entries: risk.size };
     }
     case 'ip_network_type': {
@@ -100,7 +107,10 @@ export function buildSnapshot(name: SnapshotName, files: FeedFiles): BuiltSnapsh
       const hostingEntries = parsing('hosting', () => parseRangeFeed(file(files, 'hosting')), length);
       const hosting = buildRangeSet(hostingEntries);
       return {
-        payload: encode(networkHeader(networks), { ...networkArrays(networks), ...rangeSetArrays(hosting, 'hosting') }),
+        payload: encode(networkHeader(networks), {
+          ...networkArrays(networks),
+          ...rangeSetArrays(hosting, 'hosting'),
+        }),
         // The shrink check of a refresh compares this total, which the routing table dominates.
         entries: networks.asnV4.asn.length + networks.asnV6.asn.length + hostingEntries.length,
       };
@@ -110,7 +120,11 @@ export function buildSnapshot(name: SnapshotName, files: FeedFiles): BuiltSnapsh
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
     }
     case 'ip_vpn_proxy': {
-      const entries = parsing('vpnProxy', () => parseRangeFeed(file(files, 'vpnProxy'), VPN_PROXY_KINDS), length);
+      const entries = parsing(
+        'vpnProxy',
+        () => parseRangeFeed(file(files, 'vpnProxy'), VPN_PROXY_KINDS),
+        length,
+      );
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
     }
   }
@@ -120,7 +134,8 @@ export function buildSnapshot(name: SnapshotName, files: FeedFiles): BuiltSnapsh
 export function decodeSnapshot<N extends SnapshotName>(name: N, payload: Buffer): SnapshotData[N] {
   const what = `snapshot ${name}`;
   const decoded = decodeSections(MAGIC, payload);
-  if (!decoded || decoded.header.format !== SNAPSHOT_FORMAT) throw new Error(`${what}: not format ${SNAPSHOT_FORMAT}`);
+  if (!decoded || decoded.header.format !== SNAPSHOT_FORMAT)
+    throw new Error(`${what}: not format ${SNAPSHOT_FORMAT}`);
   const data: { [K in SnapshotName]: () => SnapshotData[K] } = {
     caller_id_integrity: () => carriersFrom(decoded, what),
     ndc_range_risk: () => {
@@ -130,7 +145,10 @@ export function decodeSnapshot<N extends SnapshotName>(name: N, payload: Buffer)
         (pairs as [string, NdcLevel][]).filter(([p, l]) => typeof p === 'string' && NDC_LEVELS.includes(l)),
       );
     },
-    ip_network_type: () => ({ networks: networksFrom(decoded, what), hosting: rangeSetFrom(decoded, 'hosting', what) }),
+    ip_network_type: () => ({
+      networks: networksFrom(decoded, what),
+      hosting: rangeSetFrom(decoded, 'hosting', what),
+    }),
     ip_tor_exit: () => rangeSetFrom(decoded, 'set', what),
     ip_vpn_proxy: () => rangeSetFrom(decoded, 'set', what),
   };

@@ -39,7 +39,9 @@ async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Pr
     try {
       return await readFile(location);
     } catch (err) {
-      throw new FeedError(`${feed}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new FeedError(
+        `${feed}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   const host = new URL(location).host;
@@ -62,7 +64,11 @@ async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Pr
 }
 
 /** The feed's files by name (a single-file feed has the one name ''). */
-export async function fetchFeed(feed: FeedName, location: string, timeoutMs: number): Promise<Map<string, Buffer>> {
+export async function fetchFeed(
+  feed: FeedName,
+  location: string,
+  timeoutMs: number,
+): Promise<Map<string, Buffer>> {
   const layout = FEEDS[feed].layout;
   if (layout === 'file') return new Map([['', await fetchOne(feed, location, timeoutMs)]]);
   if (layout === 'bson-dir') {
@@ -76,7 +82,8 @@ export async function fetchFeed(feed: FeedName, location: string, timeoutMs: num
     const files = await Promise.all(names.map((n) => fetchOne(feed, join(location, n), timeoutMs)));
     return new Map(names.map((n, i) => [n, files[i]!]));
   }
-  const at = (file: string) => (isUrl(location) ? `${location.replace(/\/$/, '')}/${file}` : join(location, file));
+  const at = (file: string) =>
+    isUrl(location) ? `${location.replace(/\/$/, '')}/${file}` : join(location, file);
   const files = await Promise.all(layout.map((f) => fetchOne(feed, at(f), timeoutMs)));
   return new Map(layout.map((f, i) => [f, files[i]!]));
 }

@@ -86,7 +86,11 @@ function locateV6(networks: IpNetworks, hi: bigint, lo: bigint): Located {
  * Without `networks` (the network tables are unavailable) only the special-purpose check and
  * the overlays apply: nothing is called unallocated on no evidence.
  */
-export function resolveIp(literal: string, networks: IpNetworks | undefined, overlays: IpOverlays = {}): IpFacts {
+export function resolveIp(
+  literal: string,
+  networks: IpNetworks | undefined,
+  overlays: IpOverlays = {},
+): IpFacts {
   let addr = ipaddr.parse(literal.split('%')[0]!);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
     addr = (addr as ipaddr.IPv6).toIPv4Address();
