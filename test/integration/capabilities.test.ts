@@ -20,7 +20,7 @@ const SUBJECT = { ip_address: '81.2.69.142' };
 describe('capability snapshots: refresh, bad feeds, source outages', () => {
   const prefix = `frs-caps-it-${process.pid}`;
   let feed: Awaited<ReturnType<typeof startFeedServer>>;
-  let nodes: ApiNode[] = [];
+  const nodes: ApiNode[] = [];
   let refresher: Service;
   let queue: Queue;
   let connection: Redis;
