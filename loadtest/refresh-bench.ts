@@ -31,7 +31,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { capabilityJobName } from '../services/refresher/jobs/capability.ts';
 import { REFRESHER_QUEUE } from '../services/refresher/schedule.ts';
 import { unlinkPrefix } from '../test/helpers/feed-server.ts';
-import { spawnService, startApi, waitFor } from '../test/helpers/processes.ts';
+import { spawnService, startApi } from '../test/helpers/processes.ts';
 
 const { values } = parseArgs({
   options: {
