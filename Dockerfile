@@ -10,6 +10,8 @@ COPY shared ./shared
 COPY services ./services
 COPY infra/clickhouse ./infra/clickhouse
 COPY infra/kafka/topics.ts ./infra/kafka/topics.ts
+# Seed feeds: the default capability sources until the FEED_* variables point at real ones.
+COPY infra/feeds ./infra/feeds
 # The audit journal volume and the resolution-data cache must be writable by the service user;
 # building the cache here spares every container start the CSV parse.
 RUN mkdir -p /var/lib/frs /app/.stack && chown node:node /var/lib/frs /app/.stack

@@ -33,7 +33,7 @@ const bodies = subjects.map((subject) => ({ subject, context, options: { shadow_
 
 function scoreOnce(i: number): void {
   const body = bodies[i % bodies.length]!;
-  const evidence = gatherEvidence(body.subject, data, true);
+  const evidence = gatherEvidence(body.subject, data, { reports: 0 });
   const scored = score({ evidence, version: DEFAULT_VERSION, context });
   const shadow = score({ evidence, version: shadowVersion, context });
   shapeResponse({

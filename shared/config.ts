@@ -4,6 +4,27 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 const port = z.coerce.number().int().min(1).max(65535);
 
+/** A feed location: an http(s) URL or a file path; unset means the default of sources.ts. */
+const feedLocation = z.string().min(1).optional();
+
+/** `name=seconds,name=seconds`: per-capability overrides of the registry's intervals. */
+const secondsByCapability = z
+  .string()
+  .default('')
+  .transform((s, ctx) => {
+    const out: Record<string, number> = {};
+    for (const pair of s.split(',').filter((p) => p.trim() !== '')) {
+      const [name = '', seconds = ''] = pair.split('=').map((x) => x.trim());
+      const n = Number(seconds);
+      if (!/^[a-z_]+$/.test(name) || !Number.isFinite(n) || n <= 0) {
+        ctx.addIssue({ code: 'custom', message: `expected name=seconds, got '${pair}'` });
+        return z.NEVER;
+      }
+      out[name] = n;
+    }
+    return out;
+  });
+
 const envSchema = z.object({
   PORT: port.default(8080),
   /** Interface the API binds; loopback locally, 0.0.0.0 in containers. */
@@ -35,6 +56,35 @@ const envSchema = z.object({
   CONTROLS: z.enum(['on', 'off']).default('on'),
   /** API nodes in the deployment: while Redis is down each node admits rate_rps / this. */
   CONTROLS_NODE_COUNT: z.coerce.number().int().min(1).max(1000).default(1),
+  /** Prefix of the capability snapshot keys and announcement channel; separates deployments sharing one Redis. */
+  CAPABILITY_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_:-]+$/)
+    .default('frs:cap'),
+  /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
+  CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
+  /** Overrides of the registry's refresh intervals, e.g. `ip_tor_exit=600`. */
+  CAPABILITY_REFRESH_S: secondsByCapability,
+  /** Overrides of the registry's freshness limits, e.g. `ip_tor_exit=3600`. */
+  CAPABILITY_FRESHNESS_S: secondsByCapability,
+  /** Redis holding the reputation ledger; defaults to REDIS_URL. */
+  LEDGER_REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Breaker timeout of a ledger lookup, inside the request budget (capped by options.max_latency_ms). */
+  LEDGER_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(25),
+  /** How long an open ledger breaker waits before letting a trial lookup through. */
+  LEDGER_BREAKER_RESET_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  FEED_CARRIER: feedLocation,
+  FEED_ASN: feedLocation,
+  FEED_IP_COUNTRY: feedLocation,
+  FEED_HOSTING_RANGES: feedLocation,
+  FEED_TOR_EXITS: feedLocation,
+  FEED_VPN_PROXY_RANGES: feedLocation,
+  FEED_NDC_RISK: feedLocation,
+  FEED_REPUTATION: feedLocation,
+  /** Time limit of fetching one feed file. */
+  FEED_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** A feed with fewer entries than (1 - this) x the current snapshot's is refused as suspiciously shrunk. */
+  FEED_MAX_SHRINK: z.coerce.number().min(0).max(1).default(0.5),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -15,6 +15,7 @@ export function buildApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  app.use(deps.metrics.middleware);
   // The score route first: every other layer is matched against each scoring request otherwise.
   app.use(scoreRoutes(deps));
   app.use(healthRoutes(deps));

@@ -13,13 +13,20 @@ import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { loadResolutionData } from '../../shared/resolution/resolution-data.ts';
+import { refreshCapability } from '../../shared/capabilities/refresh.ts';
+import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { buildApp } from './app.ts';
 import { AuditJournal } from './audit-journal.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
+import { capabilityHealth } from './capabilities/health.ts';
+import { LedgerLookup } from './capabilities/ledger-lookup.ts';
+import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
+import { ApiMetrics } from './metrics.ts';
 import { Scorer } from './scorer.ts';
 
 let cfg;
@@ -33,19 +40,20 @@ let stopping = false;
 const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
 const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 
-// Loaded before the server listens, so /readyz never answers ready without it.
-const resolution = loadResolutionData();
-log.info(
-  { load_ms: resolution.loadMs, origin: resolution.origin, sources: resolution.sources },
-  'resolution data loaded',
-);
-if (resolution.cacheError) log.warn({ reason: resolution.cacheError }, 'resolution cache unavailable');
-
 // The hot path (key reads, the controls script) fails fast and degrades; background work (the
 // key replica, pub/sub) may wait and retry.
 const redis = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-${nodeId}`, failFast: true });
 const redisBg = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-bg-${nodeId}` });
 const redisSub = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-sub-${nodeId}` });
+// Snapshots load on connections of their own: a 20 MB read must not queue behind or ahead of the
+// hot path's commands, and a subscribed connection can do nothing else.
+const redisSnapshots = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-snap-${nodeId}` });
+const redisSnapshotSub = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-snapsub-${nodeId}` });
+// The live ledger: fail fast, so an outage costs a request at most the breaker's timeout.
+const redisLedger = createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, {
+  connectionName: `frs-api-ledger-${nodeId}`,
+  failFast: true,
+});
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
 // One journal directory per node, stable across restarts (NODE_ID, else the port), so a restarted
@@ -58,6 +66,37 @@ const audit = new AuditPublisher(
 );
 await audit.start();
 const explainCache = new ExplainCache(redis, log);
+
+const capabilities = CAPABILITIES.map((def) =>
+  withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
+);
+const store = new SnapshotStore(redisSnapshots, cfg.CAPABILITY_KEY_PREFIX, redisLedger);
+const snapshots = new SnapshotCache({
+  store,
+  subscriber: redisSnapshotSub,
+  defs: capabilities,
+  pollMs: cfg.CAPABILITY_POLL_S * 1000,
+  log,
+  bootstrap: (def) =>
+    refreshCapability(def, {
+      store,
+      locations: feedLocations(cfg),
+      timeoutMs: cfg.FEED_TIMEOUT_MS,
+      maxShrink: cfg.FEED_MAX_SHRINK,
+      log,
+    }),
+});
+// Not awaited: the node listens (and answers /livez) while loading; /readyz waits for it.
+void snapshots.start();
+const ledger = new LedgerLookup({
+  redis: redisLedger,
+  key: (version) => store.ledgerKey(version),
+  version: () => snapshots.current.ledgerVersion,
+  timeoutMs: cfg.LEDGER_TIMEOUT_MS,
+  resetMs: cfg.LEDGER_BREAKER_RESET_MS,
+});
+const health = () => capabilityHealth(capabilities, snapshots, ledger);
+const metrics = new ApiMetrics({ capabilities: health, auditDepth: () => audit.depth });
 
 const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
 // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
@@ -85,11 +124,15 @@ const app = buildApp({
       audit.publish(scoreId, recordJson);
       explainCache.put(scoreId, recordJson);
     },
-    resolution: () => resolution,
+    snapshots,
+    capabilities,
+    ledger,
   }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   recent: explainCache,
-  ready: () => auth.ready,
+  ready: () => auth.ready && snapshots.ready,
+  capabilities: health,
+  metrics,
 });
 
 const server = app.listen(cfg.PORT, cfg.HOST);
@@ -109,9 +152,9 @@ async function shutdown(signal: string): Promise<void> {
     });
     await audit.close();
     await ch.close();
-    redis.disconnect();
-    redisBg.disconnect();
-    redisSub.disconnect();
+    snapshots.stop();
+    ledger.shutdown();
+    for (const r of [redis, redisBg, redisSub, redisSnapshots, redisSnapshotSub, redisLedger]) r.disconnect();
   } catch (err) {
     failed = true;
     log.error({ err }, 'shutdown error');

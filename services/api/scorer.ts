@@ -1,22 +1,34 @@
 import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
+import type { CapabilityDef } from '../../shared/capabilities/registry.ts';
 import { newScoreId } from '../../shared/ids.ts';
-import type { ResolutionData } from '../../shared/resolution/resolution-data.ts';
 import { score } from '../../shared/scoring/engine.ts';
-import { gatherEvidence } from '../../shared/scoring/evidence.ts';
+import { gatherEvidence, type EvidenceSources, type Reputation } from '../../shared/scoring/evidence.ts';
+import type { ComponentKey } from '../../shared/scoring/reason-codes.ts';
 import { shapeResponse, tierEvidence } from '../../shared/scoring/shape.ts';
 import { includedIn } from '../../shared/scoring/tiers.ts';
 import { DEFAULT_VERSION } from '../../shared/scoring/versions.ts';
 import type { Principal } from './auth.ts';
+import type { LedgerLookup } from './capabilities/ledger-lookup.ts';
+import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import type { Admitted } from './score-admission.ts';
 
 export interface ScorerDeps {
   nodeId: string;
   /** Takes the serialized audit record of each score; must not block (see AuditPublisher). */
   publish: (scoreId: string, recordJson: string) => void;
-  /** The current in-memory resolution data; a getter so a refresh can swap it between requests. */
-  resolution: () => ResolutionData;
+  /** The node's capability snapshots; read once per request, so a swap lands between requests. */
+  snapshots: SnapshotCache;
+  /** The registry with this deployment's freshness limits. */
+  capabilities: readonly CapabilityDef[];
+  ledger: LedgerLookup;
+}
+
+function evaluates(def: CapabilityDef, subject: Admitted['request']['subject']): boolean {
+  if (def.subject === 'phone') return subject.phone_number !== undefined;
+  if (def.subject === 'ip') return subject.ip_address !== undefined;
+  return true;
 }
 
 /**
@@ -30,17 +42,53 @@ export class Scorer {
     this.deps = deps;
   }
 
-  score(admitted: Admitted, principal: Principal, startedAt: number): string {
+  /**
+   * Starts the live ledger lookup for a caller whose tier includes it (else undefined). Meant to
+   * run while the controls script is in flight; it never rejects.
+   */
+  reputation(admitted: Admitted, principal: Principal): Promise<Reputation> | undefined {
+    if (!includedIn(principal.org.tier, principal.org.entitlements).has('reputation_ledger'))
+      return undefined;
+    const budget = admitted.request.options?.max_latency_ms ?? Number.POSITIVE_INFINITY;
+    return this.deps.ledger.lookup(admitted.request.subject, budget);
+  }
+
+  /**
+   * The sources evidence is gathered from, and the capabilities that answer on reduced evidence
+   * for this subject: stale, or missing where the component can still answer without them.
+   */
+  private sources(subject: Admitted['request']['subject'], consultsLedger: boolean) {
+    const { snapshots } = this.deps;
+    const snaps = snapshots.current;
+    const now = Date.now();
+    const unavailable = new Set<ComponentKey>();
+    const degraded: ComponentKey[] = [];
+    for (const def of this.deps.capabilities) {
+      if (!evaluates(def, subject) || (def.kind === 'live' && !consultsLedger)) continue;
+      const status = snapshots.status(def, now, snaps);
+      // A missing ledger version shows in the lookup's own answer (unavailable).
+      if (status === 'unavailable' && def.kind === 'snapshot') unavailable.add(def.name);
+      else if (status === 'degraded') degraded.push(def.name);
+    }
+    const d = snaps.data;
+    const sources: EvidenceSources = {
+      carriers: d.caller_id_integrity,
+      networks: d.ip_network_type?.networks,
+      overlays: { hosting: d.ip_network_type?.hosting, tor: d.ip_tor_exit, vpnProxy: d.ip_vpn_proxy },
+      ndcRisk: d.ndc_range_risk,
+      unavailable,
+    };
+    return { sources, degraded };
+  }
+
+  score(admitted: Admitted, principal: Principal, startedAt: number, reputation?: Reputation): string {
     const { request: req, context, shadowVersion } = admitted;
     const { tier, entitlements } = principal.org;
-    const evidence = gatherEvidence(
-      req.subject,
-      this.deps.resolution(),
-      includedIn(tier, entitlements).has('reputation_ledger'),
-    );
+    const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
+    const evidence = gatherEvidence(req.subject, sources, reputation);
 
     const version = DEFAULT_VERSION;
-    const input = { evidence, context, contextId: req.context_id };
+    const input = { evidence, context, contextId: req.context_id, degraded };
     const scored = score({ ...input, version });
     const shadowScored = shadowVersion ? score({ ...input, version: shadowVersion }) : undefined;
 

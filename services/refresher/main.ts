@@ -1,13 +1,18 @@
 /**
- * Composition root of the refresher: BullMQ job schedulers and one worker that runs them.
- * Today it holds the audit retention job; capability snapshot jobs join the `jobs` list.
+ * Composition root of the refresher: BullMQ job schedulers and one worker that runs them: one
+ * job per capability (snapshots and the reputation ledger) and the audit retention job.
  */
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { hostname } from 'node:os';
+import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { capabilityJob } from './jobs/capability.ts';
 import type { RefresherJob } from './jobs/job.ts';
 import { retentionJob } from './jobs/retention.ts';
 import { dispatcher, REFRESHER_QUEUE, registerSchedulers } from './schedule.ts';
@@ -25,9 +30,25 @@ const log = createLogger('refresher', cfg.LOG_LEVEL).child({
 
 // BullMQ workers block on Redis and require maxRetriesPerRequest: null on their connection.
 const connection = new Redis(cfg.REDIS_URL, { maxRetriesPerRequest: null, connectionName: 'frs-refresher' });
+const snapshots = createRedis(cfg.REDIS_URL, { connectionName: 'frs-refresher-snapshots' });
+const ledger = cfg.LEDGER_REDIS_URL
+  ? createRedis(cfg.LEDGER_REDIS_URL, { connectionName: 'frs-refresher-ledger' })
+  : snapshots;
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 
-const jobs: RefresherJob[] = [retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log })];
+const refreshDeps = {
+  store: new SnapshotStore(snapshots, cfg.CAPABILITY_KEY_PREFIX, ledger),
+  locations: feedLocations(cfg),
+  timeoutMs: cfg.FEED_TIMEOUT_MS,
+  maxShrink: cfg.FEED_MAX_SHRINK,
+  log,
+};
+const jobs: RefresherJob[] = [
+  ...CAPABILITIES.map((def) =>
+    capabilityJob(withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S), refreshDeps),
+  ),
+  retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),
+];
 
 const queue = new Queue(REFRESHER_QUEUE, { connection, prefix: cfg.BULLMQ_PREFIX });
 await registerSchedulers(queue, jobs);
@@ -51,6 +72,8 @@ async function shutdown(signal: string): Promise<void> {
     await queue.close();
     await ch.close();
     await connection.quit();
+    snapshots.disconnect();
+    ledger.disconnect();
   } catch (err) {
     failed = true;
     log.error({ err }, 'shutdown error');

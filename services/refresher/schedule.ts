@@ -9,7 +9,12 @@ export async function registerSchedulers(queue: Queue, jobs: RefresherJob[]): Pr
   for (const job of jobs) {
     await queue.upsertJobScheduler(job.name, job.repeat, {
       name: job.name,
-      opts: { removeOnComplete: 100, removeOnFail: 500 },
+      opts: {
+        removeOnComplete: 100,
+        removeOnFail: 500,
+        ...(job.attempts ? { attempts: job.attempts } : {}),
+        ...(job.backoff ? { backoff: job.backoff } : {}),
+      },
     });
   }
 }

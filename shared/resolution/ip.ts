@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { kindAt, type AddressKey, type RangeSet } from '../capabilities/range-set.ts';
 import { classifyAs, type AsType } from './as-type.ts';
 import { continentOf } from './continents.ts';
 import { countryAt, type IpNetworks } from './ip-networks.ts';
@@ -32,9 +33,31 @@ interface Located {
   country?: string;
 }
 
-function locateV4(networks: IpNetworks, addr: ipaddr.IPv4): Located {
-  const [a, b, c, d] = addr.octets as [number, number, number, number];
-  const value = a * 0x1000000 + ((b << 16) | (c << 8) | d);
+/** Range sets laid over the network tables by the capability snapshots; absent ones list nothing. */
+export interface IpOverlays {
+  hosting?: RangeSet;
+  tor?: RangeSet;
+  /** Kind 1 = vpn, 2 = proxy. */
+  vpnProxy?: RangeSet;
+}
+
+function addressKey(addr: ipaddr.IPv4 | ipaddr.IPv6): AddressKey {
+  if (addr.kind() === 'ipv4') {
+    const [a, b, c, d] = (addr as ipaddr.IPv4).octets as [number, number, number, number];
+    return { v4: a * 0x1000000 + ((b << 16) | (c << 8) | d) };
+  }
+  const p = (addr as ipaddr.IPv6).parts;
+  return {
+    hi: (BigInt(p[0]! * 0x10000 + p[1]!) << 32n) | BigInt(p[2]! * 0x10000 + p[3]!),
+    lo: (BigInt(p[4]! * 0x10000 + p[5]!) << 32n) | BigInt(p[6]! * 0x10000 + p[7]!),
+  };
+}
+
+function locate(networks: IpNetworks, key: AddressKey): Located {
+  return 'v4' in key ? locateV4(networks, key.v4) : locateV6(networks, key.hi, key.lo);
+}
+
+function locateV4(networks: IpNetworks, value: number): Located {
   const asnRow = findV4(networks.asnV4.bounds, value);
   const countryRow = findV4(networks.countryV4.bounds, value);
   return {
@@ -43,10 +66,7 @@ function locateV4(networks: IpNetworks, addr: ipaddr.IPv4): Located {
   };
 }
 
-function locateV6(networks: IpNetworks, addr: ipaddr.IPv6): Located {
-  const p = addr.parts;
-  const hi = (BigInt(p[0]! * 0x10000 + p[1]!) << 32n) | BigInt(p[2]! * 0x10000 + p[3]!);
-  const lo = (BigInt(p[4]! * 0x10000 + p[5]!) << 32n) | BigInt(p[6]! * 0x10000 + p[7]!);
+function locateV6(networks: IpNetworks, hi: bigint, lo: bigint): Located {
   const asnRow = findV6(networks.asnV6.bounds, hi, lo);
   const countryRow = findV6(networks.countryV6.bounds, hi, lo);
   return {
@@ -62,8 +82,15 @@ function locateV6(networks: IpNetworks, addr: ipaddr.IPv6): Located {
  * registry allocation (@ip-location-db/geo-whois-asn-country), the "unallocated" part of Team
  * Cymru's full bogon list. Allocated space that is simply not announced is not a bogon: it is
  * reported with its country and no AS.
+ *
+ * Without `networks` (the network tables are unavailable) only the special-purpose check and
+ * the overlays apply: nothing is called unallocated on no evidence.
  */
-export function resolveIp(literal: string, networks: IpNetworks): IpFacts {
+export function resolveIp(
+  literal: string,
+  networks: IpNetworks | undefined,
+  overlays: IpOverlays = {},
+): IpFacts {
   let addr = ipaddr.parse(literal.split('%')[0]!);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
     addr = (addr as ipaddr.IPv6).toIPv4Address();
@@ -81,10 +108,18 @@ export function resolveIp(literal: string, networks: IpNetworks): IpFacts {
   };
   if (facts.bogon) return facts;
 
-  const located =
-    addr.kind() === 'ipv4'
-      ? locateV4(networks, addr as ipaddr.IPv4)
-      : locateV6(networks, addr as ipaddr.IPv6);
+  const key = addressKey(addr);
+  if (overlays.tor) facts.tor = kindAt(overlays.tor, key) !== 0;
+  if (overlays.vpnProxy) {
+    const kind = kindAt(overlays.vpnProxy, key);
+    facts.vpn = kind === 1;
+    facts.proxy = kind === 2;
+  }
+  const listedHosting = overlays.hosting !== undefined && kindAt(overlays.hosting, key) !== 0;
+  facts.hosting = listedHosting;
+  if (!networks) return facts;
+
+  const located = locate(networks, key);
   if (located.asn === undefined && located.country === undefined) {
     facts.bogon = true;
     facts.range = 'unallocated';
@@ -96,7 +131,7 @@ export function resolveIp(literal: string, networks: IpNetworks): IpFacts {
     if (name) facts.as_name = name;
     const type = classifyAs(located.asn, name);
     if (type !== 'unknown') facts.as_type = type;
-    facts.hosting = type === 'hosting';
+    facts.hosting = listedHosting || type === 'hosting';
   }
   if (located.country !== undefined) {
     facts.country_code = located.country;

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeSections, encodeSections, take, type Decoded, type Table } from '../capabilities/codec.ts';
 import type { CarrierPrefixes } from './carrier-prefixes.ts';
 import type { IpNetworks } from './ip-networks.ts';
 
@@ -19,27 +20,18 @@ export interface ResolutionTables {
   networks: IpNetworks;
 }
 
-type Table = Uint16Array | Uint32Array | Float64Array | BigUint64Array;
-const TYPES = { Uint16Array, Uint32Array, Float64Array, BigUint64Array } as const;
-type TypeName = keyof typeof TYPES;
-
-const LAYOUT = 1;
+const LAYOUT = 2;
 const MAGIC = 0x52534652; // "FRSR"
 
-interface Header {
-  layout: number;
-  maxPrefixLength: number;
-  carrierNames: string[];
-  asNames: [number, string][];
-  sections: { name: string; type: TypeName; offset: number; length: number }[];
+/** Typed arrays of the carrier table, by a stable name. */
+export function carrierArrays(carriers: CarrierPrefixes): Record<string, Table> {
+  return { 'carrier.keys': carriers.keys, 'carrier.nameIndex': carriers.nameIndex };
 }
 
-/** Every typed array of the tables, by a stable name. */
-export function tableArrays({ carriers, networks }: ResolutionTables): Record<string, Table> {
+/** Typed arrays of the network tables, by a stable name. */
+export function networkArrays(networks: IpNetworks): Record<string, Table> {
   const { asnV4, asnV6, countryV4, countryV6 } = networks;
   return {
-    'carrier.keys': carriers.keys,
-    'carrier.nameIndex': carriers.nameIndex,
     'asnV4.starts': asnV4.bounds.starts,
     'asnV4.ends': asnV4.bounds.ends,
     'asnV4.asn': asnV4.asn,
@@ -59,40 +51,64 @@ export function tableArrays({ carriers, networks }: ResolutionTables): Record<st
   };
 }
 
+/** Every typed array of the tables, by a stable name. */
+export function tableArrays({ carriers, networks }: ResolutionTables): Record<string, Table> {
+  return { ...carrierArrays(carriers), ...networkArrays(networks) };
+}
+
+/** The JSON side of the carrier table, stored in a header next to its arrays. */
+export function carrierHeader(carriers: CarrierPrefixes) {
+  return { maxPrefixLength: carriers.maxPrefixLength, carrierNames: carriers.names };
+}
+
+export function networkHeader(networks: IpNetworks) {
+  return { asNames: [...networks.asNames] };
+}
+
+export function carriersFrom(decoded: Decoded, what: string): CarrierPrefixes {
+  const h = decoded.header as ReturnType<typeof carrierHeader>;
+  if (!Array.isArray(h.carrierNames) || typeof h.maxPrefixLength !== 'number') {
+    throw new Error(`${what}: carrier header is missing`);
+  }
+  return {
+    keys: take(decoded, 'carrier.keys', Float64Array, what),
+    nameIndex: take(decoded, 'carrier.nameIndex', Uint16Array, what),
+    names: h.carrierNames,
+    maxPrefixLength: h.maxPrefixLength,
+  };
+}
+
+export function networksFrom(decoded: Decoded, what: string): IpNetworks {
+  const h = decoded.header as ReturnType<typeof networkHeader>;
+  if (!Array.isArray(h.asNames)) throw new Error(`${what}: AS names are missing`);
+  const v4 = (prefix: string) => ({
+    starts: take(decoded, `${prefix}.starts`, Uint32Array, what),
+    ends: take(decoded, `${prefix}.ends`, Uint32Array, what),
+  });
+  const v6 = (prefix: string) => ({
+    startHi: take(decoded, `${prefix}.startHi`, BigUint64Array, what),
+    startLo: take(decoded, `${prefix}.startLo`, BigUint64Array, what),
+    endHi: take(decoded, `${prefix}.endHi`, BigUint64Array, what),
+    endLo: take(decoded, `${prefix}.endLo`, BigUint64Array, what),
+  });
+  return {
+    asnV4: { bounds: v4('asnV4'), asn: take(decoded, 'asnV4.asn', Uint32Array, what) },
+    asnV6: { bounds: v6('asnV6'), asn: take(decoded, 'asnV6.asn', Uint32Array, what) },
+    countryV4: { bounds: v4('countryV4'), country: take(decoded, 'countryV4.country', Uint16Array, what) },
+    countryV6: { bounds: v6('countryV6'), country: take(decoded, 'countryV6.country', Uint16Array, what) },
+    asNames: new Map(h.asNames),
+  };
+}
+
 export function cacheFile(dir: string, versions: Record<string, string>): string {
   const key = createHash('sha256').update(JSON.stringify({ LAYOUT, versions })).digest('hex').slice(0, 16);
   return join(dir, `resolution-${key}.bin`);
 }
 
-const align8 = (n: number) => Math.ceil(n / 8) * 8;
-
 /** Writes atomically (temp file, then rename) and removes copies built from older versions. */
 export function writeCache(file: string, tables: ResolutionTables): void {
-  const arrays = tableArrays(tables);
-  const sections: Header['sections'] = [];
-  let size = 0;
-  for (const [name, array] of Object.entries(arrays)) {
-    sections.push({ name, type: array.constructor.name as TypeName, offset: size, length: array.length });
-    size += align8(array.byteLength);
-  }
-  const header: Header = {
-    layout: LAYOUT,
-    maxPrefixLength: tables.carriers.maxPrefixLength,
-    carrierNames: tables.carriers.names,
-    asNames: [...tables.networks.asNames],
-    sections,
-  };
-  const json = Buffer.from(JSON.stringify(header));
-  const base = align8(8 + json.length);
-  const out = Buffer.alloc(base + size);
-  out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(json.length, 4);
-  json.copy(out, 8);
-  for (const section of sections) {
-    const array = arrays[section.name]!;
-    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), base + section.offset);
-  }
-
+  const header = { layout: LAYOUT, ...carrierHeader(tables.carriers), ...networkHeader(tables.networks) };
+  const out = encodeSections(MAGIC, header, tableArrays(tables));
   const dir = join(file, '..');
   mkdirSync(dir, { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
@@ -117,58 +133,8 @@ export function readCache(file: string): ResolutionTables | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  if (bytes.length < 8 || bytes.readUInt32LE(0) !== MAGIC) return undefined;
-  const jsonLength = bytes.readUInt32LE(4);
-  if (8 + jsonLength > bytes.length) return undefined;
-  let header: Header;
-  try {
-    header = JSON.parse(bytes.toString('utf8', 8, 8 + jsonLength)) as Header;
-  } catch {
-    return undefined;
-  }
-  if (header.layout !== LAYOUT || !Array.isArray(header.sections)) return undefined;
-
-  const base = align8(8 + jsonLength);
-  const arrays = new Map<string, Table>();
-  for (const { name, type, offset, length } of header.sections) {
-    const Type = TYPES[type];
-    if (!Type) return undefined;
-    const start = base + offset;
-    const end = start + length * Type.BYTES_PER_ELEMENT;
-    if (end > bytes.length) return undefined;
-    // A copy, so each table owns its memory and the file buffer (with its JSON) can be freed.
-    const copy = new Uint8Array(end - start);
-    copy.set(bytes.subarray(start, end));
-    arrays.set(name, new Type(copy.buffer));
-  }
-  const take = <T extends Table>(name: string, type: new (...args: never[]) => T): T => {
-    const array = arrays.get(name);
-    if (!(array instanceof type)) throw new Error(`resolution cache ${file}: section ${name} is missing`);
-    return array;
-  };
-  const v4 = (prefix: string) => ({
-    starts: take(`${prefix}.starts`, Uint32Array),
-    ends: take(`${prefix}.ends`, Uint32Array),
-  });
-  const v6 = (prefix: string) => ({
-    startHi: take(`${prefix}.startHi`, BigUint64Array),
-    startLo: take(`${prefix}.startLo`, BigUint64Array),
-    endHi: take(`${prefix}.endHi`, BigUint64Array),
-    endLo: take(`${prefix}.endLo`, BigUint64Array),
-  });
-  return {
-    carriers: {
-      keys: take('carrier.keys', Float64Array),
-      nameIndex: take('carrier.nameIndex', Uint16Array),
-      names: header.carrierNames,
-      maxPrefixLength: header.maxPrefixLength,
-    },
-    networks: {
-      asnV4: { bounds: v4('asnV4'), asn: take('asnV4.asn', Uint32Array) },
-      asnV6: { bounds: v6('asnV6'), asn: take('asnV6.asn', Uint32Array) },
-      countryV4: { bounds: v4('countryV4'), country: take('countryV4.country', Uint16Array) },
-      countryV6: { bounds: v6('countryV6'), country: take('countryV6.country', Uint16Array) },
-      asNames: new Map(header.asNames),
-    },
-  };
+  const decoded = decodeSections(MAGIC, bytes);
+  if (!decoded || decoded.header.layout !== LAYOUT) return undefined;
+  const what = `resolution cache ${file}`;
+  return { carriers: carriersFrom(decoded, what), networks: networksFrom(decoded, what) };
 }

@@ -64,17 +64,20 @@ const ELEVATED_LINE_TYPES = new Set([
   'pager',
 ]);
 
-function phoneFindings(p: PhoneFacts): Finding[] {
+function phoneFindings(p: PhoneFacts, listed: Evidence['ndcListed']): Finding[] {
   const cli: Finding = p.valid
     ? { component: 'caller_id_integrity', verdict: 'clean', detail: 'CLI_VALID' }
     : p.trunkZero
       ? { component: 'caller_id_integrity', verdict: 'no_match', detail: 'CLI_UNATTESTED' }
       : { component: 'caller_id_integrity', verdict: 'adverse', detail: 'CLI_IMPOSSIBLE' };
+  // The range-risk feed overrides the line-type rule either way: it knows ranges, not just types.
   const ndc: Finding = !p.valid
     ? { component: 'ndc_range_risk', verdict: 'no_match', detail: 'NDC_RANGE_UNKNOWN' }
-    : ELEVATED_LINE_TYPES.has(p.line_type ?? '')
-      ? { component: 'ndc_range_risk', verdict: 'elevated', detail: 'NDC_RANGE_ELEVATED' }
-      : { component: 'ndc_range_risk', verdict: 'clean', detail: 'NDC_RANGE_ORDINARY' };
+    : listed === 'ordinary'
+      ? { component: 'ndc_range_risk', verdict: 'clean', detail: 'NDC_RANGE_ORDINARY' }
+      : listed === 'elevated' || ELEVATED_LINE_TYPES.has(p.line_type ?? '')
+        ? { component: 'ndc_range_risk', verdict: 'elevated', detail: 'NDC_RANGE_ELEVATED' }
+        : { component: 'ndc_range_risk', verdict: 'clean', detail: 'NDC_RANGE_ORDINARY' };
   return [cli, ndc];
 }
 
@@ -117,9 +120,17 @@ export function evaluate(
   points: VersionDefinition['points'],
 ): { components: ComponentResult[]; raw: number } {
   const findings: Finding[] = [];
-  if (evidence.phone) findings.push(...phoneFindings(evidence.phone));
+  if (evidence.phone) findings.push(...phoneFindings(evidence.phone, evidence.ndcListed));
   if (evidence.ip) findings.push(...ipFindings(evidence.ip));
   if (evidence.reputation !== undefined) findings.push(reputationFinding(evidence.reputation));
+  const missing = evidence.unavailable;
+  if (missing) {
+    for (const [i, f] of findings.entries()) {
+      if (missing.has(f.component)) {
+        findings[i] = { component: f.component, verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
+      }
+    }
+  }
   const components = findings.map((f) => ({
     component: f.component,
     verdict: f.verdict,
@@ -254,7 +265,9 @@ function benignExclusions(evidence: Evidence, context: Context | undefined): Ben
   }
   const ip = evidence.ip;
   const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
-  if (ip && !ip.bogon && !anonymised) {
+  // Without the Tor or VPN lists nobody can say the address is not anonymised.
+  const listsMissing = evidence.unavailable?.has('ip_tor_exit') || evidence.unavailable?.has('ip_vpn_proxy');
+  if (ip && !ip.bogon && !anonymised && !listsMissing) {
     out.push('IP_NOT_ANONYMISED');
     if (!ip.hosting && ip.country_code && expected.has(ip.country_code))
       out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');

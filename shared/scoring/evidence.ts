@@ -1,27 +1,57 @@
+import { ndcLevel, type NdcLevel, type NdcRisk } from '../capabilities/feeds/ndc-feed.ts';
 import type { Subject } from '../contract/request.ts';
-import { resolveIp, type IpFacts } from '../resolution/ip.ts';
+import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
+import type { IpNetworks } from '../resolution/ip-networks.ts';
+import { resolveIp, type IpFacts, type IpOverlays } from '../resolution/ip.ts';
 import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
-import type { ResolutionData } from '../resolution/resolution-data.ts';
+import type { ComponentKey } from './reason-codes.ts';
+
+/** Reports in the reputation ledger, or `unavailable` when the live lookup could not answer. */
+export type Reputation = { reports: number } | 'unavailable';
 
 /** Evidence gathered for one subject before scoring; the engine itself does no I/O. */
 export interface Evidence {
   phone?: PhoneFacts;
+  /** The level the numbering-range risk feed gives the number's range, if it lists it. */
+  ndcListed?: NdcLevel;
   ip?: IpFacts;
-  /**
-   * Reports in the reputation ledger; `unavailable` when the live lookup could not answer;
-   * absent when the ledger was not consulted (the caller's tier does not include it).
-   */
-  reputation?: { reports: number } | 'unavailable';
+  /** Absent when the ledger was not consulted (the caller's tier does not include it). */
+  reputation?: Reputation;
+  /** Components whose data is missing altogether: verdict unavailable, no contribution. */
+  unavailable?: ReadonlySet<ComponentKey>;
 }
 
-/**
- * Everything the engine needs, from in-memory data only. The reputation ledger has no report
- * feed yet, so when the tier consults it, it answers with zero reports (verdict no_match).
- */
-export function gatherEvidence(subject: Subject, data: ResolutionData, consultLedger: boolean): Evidence {
+/** The in-memory data evidence is gathered from; anything absent is not loaded on this node. */
+export interface EvidenceSources {
+  carriers?: CarrierPrefixes;
+  networks?: IpNetworks;
+  overlays?: IpOverlays;
+  ndcRisk?: NdcRisk;
+  unavailable?: ReadonlySet<ComponentKey>;
+}
+
+const NO_CARRIERS: CarrierPrefixes = {
+  keys: new Float64Array(0),
+  nameIndex: new Uint16Array(0),
+  names: [],
+  maxPrefixLength: 0,
+};
+
+/** Everything the engine needs, from in-memory data and the ledger lookup's answer. */
+export function gatherEvidence(
+  subject: Subject,
+  sources: EvidenceSources,
+  reputation?: Reputation,
+): Evidence {
   const evidence: Evidence = {};
-  if (subject.phone_number) evidence.phone = resolvePhone(subject.phone_number, data.carriers);
-  if (subject.ip_address) evidence.ip = resolveIp(subject.ip_address, data.networks);
-  if (consultLedger) evidence.reputation = { reports: 0 };
+  if (subject.phone_number) {
+    evidence.phone = resolvePhone(subject.phone_number, sources.carriers ?? NO_CARRIERS);
+    const listed =
+      sources.ndcRisk && evidence.phone.valid ? ndcLevel(sources.ndcRisk, evidence.phone.e164) : undefined;
+    if (listed) evidence.ndcListed = listed;
+  }
+  if (subject.ip_address) evidence.ip = resolveIp(subject.ip_address, sources.networks, sources.overlays);
+  if (reputation !== undefined) evidence.reputation = reputation;
+  if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;
   return evidence;
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { oldestKeptPartition } from '../../services/refresher/jobs/retention.ts';
 import { REFRESHER_QUEUE } from '../../services/refresher/schedule.ts';
+import { CAPABILITIES } from '../../shared/capabilities/registry.ts';
 import { cfg, clickhouse } from '../helpers/fixtures.ts';
 import { spawnService, waitFor, type Service } from '../helpers/processes.ts';
 
@@ -54,8 +55,10 @@ describe('audit retention', () => {
       if (i === 0) expect(await refresher.stop('SIGTERM')).toBe(0);
     }
     const schedulers = await queue.getJobSchedulers();
-    expect(schedulers.map((s) => s.key)).toEqual(['audit-retention']);
-    expect(schedulers[0]!.pattern).toBe('17 3 * * *');
+    // One scheduler per job: the retention job and one per capability (registry.ts).
+    const keys = schedulers.map((s) => s.key).sort();
+    expect(keys).toEqual(['audit-retention', ...CAPABILITIES.map((c) => `capability:${c.name}`)].sort());
+    expect(schedulers.find((s) => s.key === 'audit-retention')!.pattern).toBe('17 3 * * *');
   });
 
   it('the retention job drops partitions older than 13 months and keeps the 13th month', async () => {

@@ -1,13 +1,17 @@
 import { Router } from 'express';
 import type { HealthResponse } from '../../../shared/contract/response.ts';
-import { COMPONENT_KEYS } from '../../../shared/scoring/reason-codes.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
+import type { CapabilityHealth } from '../capabilities/health.ts';
+import type { ApiMetrics } from '../metrics.ts';
 
 export interface HealthRouteDeps {
+  /** The key replica and the first load of every capability are done. */
   ready: () => boolean;
+  capabilities: () => Record<string, CapabilityHealth>;
+  metrics: ApiMetrics;
 }
 
-/** /livez and /readyz for orchestrators; GET /v1/health for operators (public). */
+/** /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for Prometheus. */
 export function healthRoutes(deps: HealthRouteDeps): Router {
   const router = Router();
   router.get('/livez', (_req, res) => {
@@ -18,19 +22,20 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'loading' });
   });
   router.get('/v1/health', (_req, res) => {
-    // Every capability answers from in-memory data today; live sources will report their breakers here.
+    const capabilities = deps.capabilities();
     const body: HealthResponse = {
-      status: 'ok',
+      status: Object.values(capabilities).every((c) => c.status === 'ok') ? 'ok' : 'degraded',
       score_versions: SCORE_VERSIONS.map((v) => ({
         id: v.id,
         status: v.status,
         default: v === DEFAULT_VERSION,
       })),
-      capabilities: Object.fromEntries(
-        Object.keys(COMPONENT_KEYS).map((k) => [k, { status: 'ok' as const }]),
-      ),
+      capabilities,
     };
     res.json(body);
+  });
+  router.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   return router;
 }

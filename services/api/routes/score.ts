@@ -21,6 +21,8 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
       const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org);
+      // The live ledger lookup runs on its own connection while the controls script is in flight.
+      const reputation = deps.scorer.reputation(admitted, principal);
 
       const admission = await deps.controls.admit(principal, req.get('idempotency-key'), req.body);
       res.set(admission.headers).type('application/json');
@@ -30,7 +32,7 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
       }
       let body: string;
       try {
-        body = deps.scorer.score(admitted, principal, startedAt);
+        body = deps.scorer.score(admitted, principal, startedAt, await reputation);
       } catch (err) {
         await admission.release();
         throw err;

@@ -1,4 +1,4 @@
-import type { RepeatOptions } from 'bullmq';
+import type { BackoffOptions, RepeatOptions } from 'bullmq';
 
 /**
  * One scheduled job of the refresher. Its `name` is also its job-scheduler id, so registering the
@@ -7,5 +7,8 @@ import type { RepeatOptions } from 'bullmq';
 export interface RefresherJob {
   name: string;
   repeat: Omit<RepeatOptions, 'key'>;
+  /** Tries per run (default 1) and the wait between them. */
+  attempts?: number;
+  backoff?: BackoffOptions;
   run: () => Promise<unknown>;
 }

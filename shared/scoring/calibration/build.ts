@@ -101,7 +101,7 @@ function main(): void {
     subjects.push({ ...(phone ? { phone_number: phone } : {}), ...(ip ? { ip_address: ip } : {}) });
   }
   const data = loadResolutionData();
-  const evidences = subjects.map((s) => gatherEvidence(s, data, false));
+  const evidences = subjects.map((s) => gatherEvidence(s, data));
   for (const def of VERSION_DEFINITIONS) {
     const raws = evidences.map((e) => evaluate(e, def.points).raw);
     const { raw, below, quantiles } = buildCdf(raws);

@@ -1,0 +1,92 @@
+/**
+ * The live reputation-ledger lookup: one HMGET on the ledger Redis per scored request, behind an
+ * opossum breaker named for the capability. It runs concurrently with the controls script on a
+ * fail-fast connection of its own, so a slow ledger never delays admission; anything that goes
+ * wrong (timeout, open breaker, Redis down) answers `unavailable`, never an error.
+ */
+import CircuitBreaker from 'opossum';
+import { ReplyError, type Redis } from 'ioredis';
+import { canonicalSubject, subjectDigest } from '../../../shared/capabilities/feeds/reputation-feed.ts';
+import type { Subject } from '../../../shared/contract/request.ts';
+import type { Reputation } from '../../../shared/scoring/evidence.ts';
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export interface LedgerLookupDeps {
+  redis: Redis;
+  /** The hash key of a ledger version. */
+  key: (version: string) => string;
+  /** The version to read, as the snapshot cache last learned it. */
+  version: () => string | undefined;
+  timeoutMs: number;
+  resetMs: number;
+}
+
+class BudgetExceeded extends Error {
+  override name = 'BudgetExceeded';
+}
+
+export class LedgerLookup {
+  readonly breaker: CircuitBreaker<[string, string[], number], (string | null)[]>;
+  private readonly deps: LedgerLookupDeps;
+
+  constructor(deps: LedgerLookupDeps) {
+    this.deps = deps;
+    this.breaker = new CircuitBreaker(
+      (key: string, fields: string[], budgetMs: number) => this.read(key, fields, budgetMs),
+      {
+        name: 'reputation_ledger',
+        // Inside the request budget; opossum's default is 10 s.
+        timeout: deps.timeoutMs,
+        resetTimeout: deps.resetMs,
+        // Open after half of at least 10 lookups in the last 10 s failed.
+        errorThresholdPercentage: 50,
+        volumeThreshold: 10,
+        rollingCountTimeout: 10_000,
+        rollingCountBuckets: 10,
+        rollingPercentilesEnabled: false,
+        enableSnapshots: false,
+        // A reply error (a wrong type under the key) is bad data, not an outage: do not trip on it.
+        errorFilter: (err: unknown) => err instanceof ReplyError,
+      },
+    );
+  }
+
+  get state(): BreakerState {
+    return this.breaker.opened ? 'open' : this.breaker.halfOpen ? 'half_open' : 'closed';
+  }
+
+  /** Total reports about the subject's number and address; `budgetMs` caps the wait below the breaker's timeout. */
+  async lookup(subject: Subject, budgetMs: number): Promise<Reputation> {
+    const version = this.deps.version();
+    if (version === undefined) return 'unavailable';
+    const fields: string[] = [];
+    const phone = subject.phone_number && canonicalSubject('phone', subject.phone_number);
+    const ip = subject.ip_address && canonicalSubject('ip', subject.ip_address);
+    if (phone) fields.push(subjectDigest(phone));
+    if (ip) fields.push(subjectDigest(ip));
+    if (fields.length === 0) return { reports: 0 };
+    try {
+      const values = await this.breaker.fire(this.deps.key(version), fields, budgetMs);
+      return { reports: values.reduce((sum: number, v) => sum + (v === null ? 0 : Number(v) || 0), 0) };
+    } catch {
+      return 'unavailable';
+    }
+  }
+
+  shutdown(): void {
+    this.breaker.shutdown();
+  }
+
+  private read(key: string, fields: string[], budgetMs: number): Promise<(string | null)[]> {
+    const query = this.deps.redis.hmget(key, ...fields);
+    if (budgetMs >= this.deps.timeoutMs) return query;
+    let timer: NodeJS.Timeout;
+    return Promise.race([
+      query,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new BudgetExceeded(`over the ${budgetMs} ms budget`)), budgetMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  }
+}

@@ -1,0 +1,20 @@
+import { refreshCapability, type RefreshDeps } from '../../../shared/capabilities/refresh.ts';
+import type { CapabilityDef } from '../../../shared/capabilities/registry.ts';
+import type { RefresherJob } from './job.ts';
+
+export const capabilityJobName = (name: string) => `capability:${name}`;
+
+/**
+ * Refreshes one capability every `refreshEveryS` (the first run right away, when the scheduler is
+ * created). A failed run is retried with exponential backoff; meanwhile nodes keep the current
+ * snapshot, and health shows the failure.
+ */
+export function capabilityJob(def: CapabilityDef, deps: RefreshDeps): RefresherJob {
+  return {
+    name: capabilityJobName(def.name),
+    repeat: { every: def.refreshEveryS * 1000 },
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 5_000 },
+    run: () => refreshCapability(def, deps),
+  };
+}

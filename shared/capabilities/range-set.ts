@@ -1,0 +1,107 @@
+/**
+ * A set of IPv4 and IPv6 ranges with a small kind per range (for example vpn or proxy), held in
+ * typed arrays for the same binary search the network tables use. Built from a feed's CIDRs and
+ * single addresses; where ranges nest, the more specific one wins (flatten-ranges.ts).
+ */
+import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from '../resolution/flatten-ranges.ts';
+import {
+  findV4,
+  findV6,
+  toV4Bounds,
+  toV6Bounds,
+  type V4Bounds,
+  type V6Bounds,
+} from '../resolution/ip-ranges.ts';
+import type { Table } from './codec.ts';
+import { take, type Decoded } from './codec.ts';
+
+export interface RangeSet {
+  v4: V4Bounds;
+  v4Kind: Uint8Array;
+  v6: V6Bounds;
+  v6Kind: Uint8Array;
+}
+
+/** One range of a feed; `kind` is an index into the feed's kinds, starting at 1 (0 is "not listed"). */
+export interface RangeEntry {
+  version: 4 | 6;
+  start: bigint;
+  end: bigint;
+  kind: number;
+}
+
+/** A numeric IP address as the lookups take it: IPv4 as a number, IPv6 as two 64-bit halves. */
+export type AddressKey = { v4: number } | { hi: bigint; lo: bigint };
+
+function side<Bound extends number | bigint>(
+  entries: RangeEntry[],
+  toBound: (x: bigint) => Bound,
+  math: typeof NUMBER_BOUNDS | typeof BIGINT_BOUNDS,
+) {
+  // Enclosing ranges first at equal starts, so the nested one is seen as the more specific.
+  const sorted = [...entries].sort((a, b) =>
+    a.start < b.start ? -1 : a.start > b.start ? 1 : a.end > b.end ? -1 : a.end < b.end ? 1 : 0,
+  );
+  const starts = sorted.map((e) => toBound(e.start));
+  const ends = sorted.map((e) => toBound(e.end));
+  const segments = flattenRanges<Bound>(starts, ends, math as never, 'range feed');
+  return { segments, kinds: Uint8Array.from(segments.rows, (row) => sorted[row]!.kind) };
+}
+
+export function buildRangeSet(entries: readonly RangeEntry[]): RangeSet {
+  const v4 = side(
+    entries.filter((e) => e.version === 4),
+    (x) => Number(x),
+    NUMBER_BOUNDS,
+  );
+  const v6 = side(
+    entries.filter((e) => e.version === 6),
+    (x) => x,
+    BIGINT_BOUNDS,
+  );
+  return {
+    v4: toV4Bounds(v4.segments.starts, v4.segments.ends),
+    v4Kind: v4.kinds,
+    v6: toV6Bounds(v6.segments.starts, v6.segments.ends),
+    v6Kind: v6.kinds,
+  };
+}
+
+/** The kind of the range holding the address, or 0 when no range does. */
+export function kindAt(set: RangeSet, addr: AddressKey): number {
+  if ('v4' in addr) {
+    const row = findV4(set.v4, addr.v4);
+    return row < 0 ? 0 : set.v4Kind[row]!;
+  }
+  const row = findV6(set.v6, addr.hi, addr.lo);
+  return row < 0 ? 0 : set.v6Kind[row]!;
+}
+
+export function rangeSetArrays(set: RangeSet, prefix: string): Record<string, Table> {
+  return {
+    [`${prefix}.v4.starts`]: set.v4.starts,
+    [`${prefix}.v4.ends`]: set.v4.ends,
+    [`${prefix}.v4.kind`]: set.v4Kind,
+    [`${prefix}.v6.startHi`]: set.v6.startHi,
+    [`${prefix}.v6.startLo`]: set.v6.startLo,
+    [`${prefix}.v6.endHi`]: set.v6.endHi,
+    [`${prefix}.v6.endLo`]: set.v6.endLo,
+    [`${prefix}.v6.kind`]: set.v6Kind,
+  };
+}
+
+export function rangeSetFrom(decoded: Decoded, prefix: string, what: string): RangeSet {
+  const t = <T extends Table>(name: string, type: new (...args: never[]) => T) =>
+    take(decoded, `${prefix}.${name}`, type, what);
+  return {
+    v4: { starts: t('v4.starts', Uint32Array), ends: t('v4.ends', Uint32Array) },
+    v4Kind: t('v4.kind', Uint8Array),
+    v6: {
+      startHi: t('v6.startHi', BigUint64Array),
+      startLo: t('v6.startLo', BigUint64Array),
+      endHi: t('v6.endHi', BigUint64Array),
+      endLo: t('v6.endLo', BigUint64Array),
+    },
+    v6Kind: t('v6.kind', Uint8Array),
+  };
+}

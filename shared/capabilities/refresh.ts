@@ -1,0 +1,109 @@
+/**
+ * One refresh of one capability: fetch its feeds, skip if unchanged, build and validate, refuse
+ * an empty or suspiciously shrunk result, publish a new version. The refresher's jobs run it on
+ * their schedules; an API node runs it once at boot for a capability Redis has no snapshot of
+ * yet, so a fresh deployment needs no particular start order.
+ *
+ * A failure is recorded (health and metrics show it) and rethrown (BullMQ retries with backoff);
+ * the current snapshot is never touched by a failed refresh.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from '../logger.ts';
+import { FeedError } from './feeds/feed-error.ts';
+import { parseReputationFeed } from './feeds/reputation-feed.ts';
+import type { CapabilityDef, FeedName } from './registry.ts';
+import { buildSnapshot, SNAPSHOT_FORMAT, type FeedFiles, type SnapshotName } from './snapshots.ts';
+import { fetchFeed } from './sources.ts';
+import type { SnapshotMeta, SnapshotStore } from './store.ts';
+
+export interface RefreshDeps {
+  store: SnapshotStore;
+  locations: Record<FeedName, string>;
+  timeoutMs: number;
+  /** Largest accepted drop in entries against the current snapshot, as a fraction. */
+  maxShrink: number;
+  log: Logger;
+}
+
+export type RefreshOutcome =
+  { outcome: 'published'; version: string; entries: number } | { outcome: 'unchanged'; version: string };
+
+function digestOf(files: FeedFiles): string {
+  const hash = createHash('sha256');
+  for (const [feed, byName] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, bytes] of [...byName!].sort(([a], [b]) => a.localeCompare(b))) {
+      hash.update(`${feed}/${name}:${bytes.length}:`).update(bytes);
+    }
+  }
+  return hash.digest('hex');
+}
+
+/** Refuses an empty result, or one that lost more than `maxShrink` of the current entries. */
+export function checkSize(entries: number, current: SnapshotMeta | undefined, maxShrink: number): void {
+  if (entries === 0) throw new FeedError('no entries');
+  if (current && entries < current.entries * (1 - maxShrink)) {
+    throw new FeedError(
+      `shrank from ${current.entries} to ${entries} entries (more than ${Math.round(maxShrink * 100)} %); kept the current snapshot`,
+    );
+  }
+}
+
+export async function refreshCapability(def: CapabilityDef, deps: RefreshDeps): Promise<RefreshOutcome> {
+  const { store } = deps;
+  const started = performance.now();
+  try {
+    const fetched = await Promise.all(
+      def.feeds.map(async (f) => [f, await fetchFeed(f, deps.locations[f], deps.timeoutMs)] as const),
+    );
+    const files: FeedFiles = Object.fromEntries(fetched);
+    const digest = digestOf(files);
+    const current = await store.current(def.name);
+    if (current && current.digest === digest && current.format === SNAPSHOT_FORMAT) {
+      await store.confirm(def.name);
+      return { outcome: 'unchanged', version: current.version };
+    }
+
+    const builtAt = new Date();
+    const version = `${builtAt.getTime()}-${digest.slice(0, 8)}`;
+    const meta = (entries: number): SnapshotMeta => ({
+      version,
+      format: SNAPSHOT_FORMAT,
+      digest,
+      entries,
+      built_at: builtAt.toISOString(),
+      ...(current ? { previous: current.version } : {}),
+    });
+    let entries: number;
+    if (def.kind === 'live') {
+      const reports = parseReputationFeedNamed(files);
+      entries = reports.size;
+      checkSize(entries, current, deps.maxShrink);
+      await store.publishLedger(meta(entries), reports, current);
+    } else {
+      const built = buildSnapshot(def.name as SnapshotName, files);
+      entries = built.entries;
+      checkSize(entries, current, deps.maxShrink);
+      await store.publishBlob(def.name, meta(entries), built.payload, current);
+    }
+    deps.log.info(
+      { capability: def.name, version, entries, ms: Math.round(performance.now() - started) },
+      'capability snapshot published',
+    );
+    return { outcome: 'published', version, entries };
+  } catch (err) {
+    const message = err instanceof FeedError ? err.message : `internal: ${(err as Error).message}`;
+    deps.log.warn({ capability: def.name, err: message }, 'capability refresh failed');
+    await store.recordFailure(def.name, message).catch(() => undefined);
+    throw err;
+  }
+}
+
+function parseReputationFeedNamed(files: FeedFiles): Map<string, number> {
+  const bytes = files.reputation?.get('');
+  if (!bytes) throw new FeedError('reputation: file missing');
+  try {
+    return parseReputationFeed(bytes);
+  } catch (err) {
+    throw new FeedError(`reputation: ${(err as Error).message}`);
+  }
+}

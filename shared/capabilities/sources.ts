@@ -1,0 +1,89 @@
+/**
+ * Fetching a capability's feeds from their configured locations: an http(s) URL (production) or a
+ * file path (the defaults: the installed npm data packages and the seed feeds in infra/feeds/).
+ * Errors are FeedErrors that name the feed and, for URLs, only the host: a URL may carry a token.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.ts';
+import { dataPackages } from '../resolution/data-packages.ts';
+import { FeedError } from './feeds/feed-error.ts';
+import { FEEDS, type FeedName } from './registry.ts';
+
+const SEED_DIR = fileURLToPath(new URL('../../infra/feeds', import.meta.url));
+
+/** Where each feed is read from: config, else the default. */
+export function feedLocations(cfg: Config): Record<FeedName, string> {
+  const env = cfg as unknown as Record<string, string | undefined>;
+  const packages = dataPackages();
+  const defaults: Record<FeedName, string> = {
+    carrier: join(packages.carrier.dir, 'resources', 'carrier', 'en'),
+    asn: packages.asn.dir,
+    ipCountry: packages.ipCountry.dir,
+    hosting: join(SEED_DIR, 'hosting-ranges.txt'),
+    torExits: join(SEED_DIR, 'tor-exits.txt'),
+    vpnProxy: join(SEED_DIR, 'vpn-proxy-ranges.txt'),
+    ndcRisk: join(SEED_DIR, 'ndc-range-risk.csv'),
+    reputation: join(SEED_DIR, 'reputation.csv'),
+  };
+  const out = {} as Record<FeedName, string>;
+  for (const name of Object.keys(FEEDS) as FeedName[]) out[name] = env[FEEDS[name].env] ?? defaults[name];
+  return out;
+}
+
+const isUrl = (location: string) => /^https?:\/\//i.test(location);
+
+async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Promise<Buffer> {
+  if (!isUrl(location)) {
+    try {
+      return await readFile(location);
+    } catch (err) {
+      throw new FeedError(
+        `${feed}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
+  const host = new URL(location).host;
+  let res: Response;
+  try {
+    res = await fetch(location, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const why = (err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'unreachable';
+    throw new FeedError(`${feed}: ${host} ${why}`);
+  }
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    throw new FeedError(`${feed}: HTTP ${res.status} from ${host}`);
+  }
+  try {
+    return Buffer.from(await res.arrayBuffer());
+  } catch {
+    throw new FeedError(`${feed}: ${host} broke off the download`);
+  }
+}
+
+/** The feed's files by name (a single-file feed has the one name ''). */
+export async function fetchFeed(
+  feed: FeedName,
+  location: string,
+  timeoutMs: number,
+): Promise<Map<string, Buffer>> {
+  const layout = FEEDS[feed].layout;
+  if (layout === 'file') return new Map([['', await fetchOne(feed, location, timeoutMs)]]);
+  if (layout === 'bson-dir') {
+    if (isUrl(location)) throw new FeedError(`${feed}: a directory feed must be a path, not a URL`);
+    let names: string[];
+    try {
+      names = (await readdir(location)).filter((f) => /^\d{1,3}\.bson$/.test(f)).sort();
+    } catch (err) {
+      throw new FeedError(`${feed}: cannot list the directory (${(err as NodeJS.ErrnoException).code})`);
+    }
+    const files = await Promise.all(names.map((n) => fetchOne(feed, join(location, n), timeoutMs)));
+    return new Map(names.map((n, i) => [n, files[i]!]));
+  }
+  const at = (file: string) =>
+    isUrl(location) ? `${location.replace(/\/$/, '')}/${file}` : join(location, file);
+  const files = await Promise.all(layout.map((f) => fetchOne(feed, at(f), timeoutMs)));
+  return new Map(layout.map((f, i) => [f, files[i]!]));
+}

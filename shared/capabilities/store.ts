@@ -1,0 +1,134 @@
+/**
+ * Where capability snapshots live in Redis and how their versions are announced.
+ *
+ *   {prefix}:current:{capability}        JSON SnapshotMeta of the version nodes should serve
+ *   {prefix}:status:{capability}         JSON RefreshStatus: last confirmation and last failure
+ *   {prefix}:blob:{capability}:{version} the snapshot's binary form (snapshot capabilities)
+ *   {prefix}:ledger:{version}            hash of subject digest -> reports (in the ledger Redis)
+ *   {prefix}:announce                    pub/sub channel; the message is the capability's name
+ *
+ * A node that misses an announcement catches up by polling the current and status keys. Only the
+ * current and the previous version are kept: a node still loading the previous one finds it.
+ */
+import type { Redis } from 'ioredis';
+import type { CapabilityName } from './registry.ts';
+
+export interface SnapshotMeta {
+  version: string;
+  format: number;
+  /** SHA-256 of the feeds it was built from: an unchanged source makes no new version. */
+  digest: string;
+  entries: number;
+  built_at: string;
+  previous?: string;
+}
+
+export interface RefreshStatus {
+  /** Last time the source was fetched and validated (whether or not it had changed). */
+  refreshed_at?: string;
+  last_error?: string;
+  last_error_at?: string;
+  consecutive_failures: number;
+}
+
+export class SnapshotStore {
+  readonly prefix: string;
+  private readonly redis: Redis;
+  private readonly ledger: Redis;
+
+  /** `ledger`: the Redis of the reputation ledger, which may be another server. */
+  constructor(redis: Redis, prefix: string, ledger: Redis = redis) {
+    this.redis = redis;
+    this.prefix = prefix;
+    this.ledger = ledger;
+  }
+
+  get channel(): string {
+    return `${this.prefix}:announce`;
+  }
+
+  currentKey = (name: CapabilityName) => `${this.prefix}:current:${name}`;
+  statusKey = (name: CapabilityName) => `${this.prefix}:status:${name}`;
+  blobKey = (name: CapabilityName, version: string) => `${this.prefix}:blob:${name}:${version}`;
+  ledgerKey = (version: string) => `${this.prefix}:ledger:${version}`;
+
+  /** Current meta and status of each capability, in one round trip. */
+  async read(names: readonly CapabilityName[]): Promise<{ meta?: SnapshotMeta; status?: RefreshStatus }[]> {
+    const keys = names.flatMap((n) => [this.currentKey(n), this.statusKey(n)]);
+    const values = await this.redis.mget(keys);
+    return names.map((_, i) => ({
+      ...(values[2 * i] ? { meta: JSON.parse(values[2 * i]!) as SnapshotMeta } : {}),
+      ...(values[2 * i + 1] ? { status: JSON.parse(values[2 * i + 1]!) as RefreshStatus } : {}),
+    }));
+  }
+
+  async current(name: CapabilityName): Promise<SnapshotMeta | undefined> {
+    const raw = await this.redis.get(this.currentKey(name));
+    return raw ? (JSON.parse(raw) as SnapshotMeta) : undefined;
+  }
+
+  async blob(name: CapabilityName, version: string): Promise<Buffer | null> {
+    return this.redis.getBuffer(this.blobKey(name, version));
+  }
+
+  /** Stores the blob, makes it current, marks the source confirmed, announces; drops the version before the previous. */
+  async publishBlob(name: CapabilityName, meta: SnapshotMeta, payload: Buffer, replaced?: SnapshotMeta) {
+    await this.redis.set(this.blobKey(name, meta.version), payload);
+    await this.makeCurrent(name, meta);
+    if (replaced?.previous) await this.redis.unlink(this.blobKey(name, replaced.previous));
+  }
+
+  /** Writes a ledger version in batches, then makes it current the same way. */
+  async publishLedger(meta: SnapshotMeta, reports: Map<string, number>, replaced?: SnapshotMeta) {
+    const key = this.ledgerKey(meta.version);
+    const batch = 5_000;
+    let fields: (string | number)[] = [];
+    for (const [digest, count] of reports) {
+      fields.push(digest, count);
+      if (fields.length >= 2 * batch) {
+        await this.ledger.hset(key, ...fields);
+        fields = [];
+      }
+    }
+    if (fields.length > 0) await this.ledger.hset(key, ...fields);
+    await this.makeCurrent('reputation_ledger', meta);
+    if (replaced?.previous) await this.ledger.unlink(this.ledgerKey(replaced.previous));
+  }
+
+  private async makeCurrent(name: CapabilityName, meta: SnapshotMeta) {
+    const status: RefreshStatus = { refreshed_at: new Date().toISOString(), consecutive_failures: 0 };
+    await this.redis
+      .multi()
+      .set(this.currentKey(name), JSON.stringify(meta))
+      .set(this.statusKey(name), JSON.stringify(status))
+      .publish(this.channel, name)
+      .exec();
+  }
+
+  /** The source was fetched and validated and had not changed: the current snapshot is fresh again. */
+  async confirm(name: CapabilityName): Promise<void> {
+    const status: RefreshStatus = { refreshed_at: new Date().toISOString(), consecutive_failures: 0 };
+    await this.redis
+      .multi()
+      .set(this.statusKey(name), JSON.stringify(status))
+      .publish(this.channel, name)
+      .exec();
+  }
+
+  /** Records a failed refresh; the current snapshot stays and keeps its `refreshed_at`. */
+  async recordFailure(name: CapabilityName, error: string): Promise<void> {
+    const raw = await this.redis.get(this.statusKey(name));
+    const before: RefreshStatus = raw ? JSON.parse(raw) : { consecutive_failures: 0 };
+    const status: RefreshStatus = {
+      ...(before.refreshed_at ? { refreshed_at: before.refreshed_at } : {}),
+      last_error: error,
+      last_error_at: new Date().toISOString(),
+      consecutive_failures: before.consecutive_failures + 1,
+    };
+    await this.redis
+      .multi()
+      .set(this.statusKey(name), JSON.stringify(status))
+      .publish(this.channel, name)
+      .exec();
+  }
+}

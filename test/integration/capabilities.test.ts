@@ -1,0 +1,163 @@
+/**
+ * Capability snapshots end to end on real Redis and BullMQ: a refresher and two API nodes share
+ * a key prefix; the Tor exit feed is served by a local HTTP server the test changes, breaks and
+ * takes down. decisions.md "Retrieval, contract, health"; issue 5 "Done when".
+ */
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
+import { capabilityJobName } from '../../services/refresher/jobs/capability.ts';
+import { REFRESHER_QUEUE } from '../../services/refresher/schedule.ts';
+import { startFeedServer, unlinkPrefix } from '../helpers/feed-server.ts';
+import { cfg, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { spawnService, startApi, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+
+const TOR_FEED = ['185.220.101.1', '185.220.101.2', '185.220.101.3', '185.220.101.4'].join('\n') + '\n';
+// A GB access-network address that no seed feed lists.
+const SUBJECT = { ip_address: '81.2.69.142' };
+
+describe('capability snapshots: refresh, bad feeds, source outages', () => {
+  const prefix = `frs-caps-it-${process.pid}`;
+  let feed: Awaited<ReturnType<typeof startFeedServer>>;
+  const nodes: ApiNode[] = [];
+  let refresher: Service;
+  let queue: Queue;
+  let connection: Redis;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    feed = await startFeedServer({ body: TOR_FEED });
+    const env = {
+      CAPABILITY_KEY_PREFIX: prefix,
+      BULLMQ_PREFIX: prefix,
+      FEED_TOR_EXITS: feed.url,
+      FEED_TIMEOUT_MS: '500',
+      CAPABILITY_POLL_S: '1',
+      // Stale three seconds after the last confirmation; the refresher confirms every second.
+      CAPABILITY_FRESHNESS_S: 'ip_tor_exit=3',
+      CAPABILITY_REFRESH_S: 'ip_tor_exit=1',
+    };
+    // The first node builds the snapshots this fresh prefix lacks; the second loads them.
+    nodes.push(await startApi(env));
+    nodes.push(await startApi(env));
+    refresher = spawnService('services/refresher/main.ts', env);
+    connection = new Redis(cfg.REDIS_URL, { maxRetriesPerRequest: null });
+    queue = new Queue(REFRESHER_QUEUE, { connection, prefix });
+    ({ apiKey } = await orgWithKey('assess', { rateRps: 10_000, credits: 1_000_000 }));
+  });
+
+  afterAll(async () => {
+    await refresher?.stop();
+    await Promise.all(nodes.map((n) => n.stop()));
+    await queue?.obliterate({ force: true }).catch(() => undefined);
+    await queue?.close();
+    connection?.disconnect();
+    await feed?.close();
+    const r = redis();
+    await unlinkPrefix(r, prefix);
+    r.disconnect();
+  });
+
+  async function scored(node: ApiNode): Promise<ScoreResponse> {
+    const res = await scoreCall(node.url, apiKey, { subject: SUBJECT });
+    expect(res.status).toBe(200);
+    return (await res.json()) as ScoreResponse;
+  }
+  const torVerdict = (r: ScoreResponse) => r.components!.find((c) => c.component === 'ip_tor_exit')!.verdict;
+  const health = async (node: ApiNode) =>
+    HealthResponse.parse(await (await fetch(`${node.url}/v1/health`)).json()).capabilities.ip_tor_exit!;
+  const onBoth = <T>(fn: (n: ApiNode) => Promise<T>) => Promise.all(nodes.map(fn));
+
+  it('a changed feed changes the scores of both running nodes, without a restart', async () => {
+    for (const r of await onBoth(scored)) {
+      expect(torVerdict(r)).toBe('clean');
+      expect(r.degraded_sources).toEqual([]);
+    }
+    const before = (await health(nodes[0]!)).version;
+
+    feed.reply.body = `${TOR_FEED}${SUBJECT.ip_address}\n`;
+    await queue.add(capabilityJobName('ip_tor_exit'), {});
+    await waitFor('both nodes to see the new Tor exit', async () =>
+      (await onBoth(scored)).every((r) => torVerdict(r) === 'adverse'),
+    );
+    const versions = await onBoth(async (n) => (await health(n)).version);
+    expect(versions[0]).not.toBe(before);
+    expect(versions[1]).toBe(versions[0]);
+    expect((await scored(nodes[0]!)).primary_risk_factor?.code).toBe('IP_TOR_EXIT');
+  });
+
+  it('a malformed or shrunk feed leaves the current snapshot in place, and health says why', async () => {
+    const { version } = await health(nodes[0]!);
+    feed.reply.body = `${TOR_FEED}300.1.2.3\n`;
+    await waitFor('health to name the bad line', async () =>
+      (await onBoth(health)).every((h) => h.last_error === 'torExits: line 5: not an IP address or CIDR'),
+    );
+    for (const h of await onBoth(health)) expect(h).toMatchObject({ version, status: 'ok' });
+    for (const r of await onBoth(scored)) expect(torVerdict(r)).toBe('adverse');
+
+    feed.reply.body = '185.220.101.1\n';
+    await waitFor('health to report the shrink', async () =>
+      (await health(nodes[1]!)).last_error?.startsWith('shrank from 5 to 1 entries'),
+    );
+    expect((await health(nodes[1]!)).version).toBe(version);
+    expect(torVerdict(await scored(nodes[1]!))).toBe('adverse');
+
+    feed.reply.body = `${TOR_FEED}${SUBJECT.ip_address}\n`;
+    await waitFor('a good refresh to clear the error', async () =>
+      (await onBoth(health)).every((h) => h.last_error === undefined && h.consecutive_failures === 0),
+    );
+    expect((await health(nodes[0]!)).version).toBe(version);
+  });
+
+  it.each([
+    ['HTTP 500', { status: 500, delayMs: 0 }, 'torExits: HTTP 500 from'],
+    ['a timeout', { status: 200, delayMs: 2_000 }, 'timed out after 500 ms'],
+  ])(
+    'the source down (%s): 200s naming ip_tor_exit once stale, health shows it; recovery clears it',
+    async (_, down, error) => {
+      Object.assign(feed.reply, down);
+      const degraded = await waitFor(
+        'the snapshot to go stale',
+        async () => {
+          const rs = await onBoth(scored);
+          return rs.every((r) => r.degraded_sources.includes('ip_tor_exit')) && rs;
+        },
+        15_000,
+      );
+      // Stale data is still used: the listed exit stays adverse.
+      for (const r of degraded) expect(torVerdict(r)).toBe('adverse');
+      for (const h of await onBoth(health)) {
+        expect(h.status).toBe('degraded');
+        expect(h.last_error).toContain(error);
+        expect(h.age_s).toBeGreaterThanOrEqual(3);
+      }
+      const overall = HealthResponse.parse(await (await fetch(`${nodes[0]!.url}/v1/health`)).json());
+      expect(overall.status).toBe('degraded');
+
+      Object.assign(feed.reply, { status: 200, delayMs: 0 });
+      await waitFor(
+        'recovery',
+        async () => (await onBoth(scored)).every((r) => r.degraded_sources.length === 0),
+        15_000,
+      );
+      for (const h of await onBoth(health))
+        expect(h).toMatchObject({ status: 'ok', consecutive_failures: 0 });
+    },
+  );
+
+  it('restarting the refresher upserts its schedulers instead of adding more', async () => {
+    const count = async () => (await queue.getJobSchedulers()).length;
+    const before = await count();
+    await refresher.stop();
+    refresher = spawnService('services/refresher/main.ts', {
+      CAPABILITY_KEY_PREFIX: prefix,
+      BULLMQ_PREFIX: prefix,
+      FEED_TOR_EXITS: feed.url,
+      CAPABILITY_REFRESH_S: 'ip_tor_exit=1',
+    });
+    await waitFor('the refresher to run again', async () => (await health(nodes[0]!)).age_s === 0);
+    expect(before).toBe(7);
+    expect(await count()).toBe(before);
+  });
+});
