@@ -21,7 +21,8 @@ const sink = new AuditSink(kafka, ch, log, {
   groupId: cfg.AUDIT_SINK_GROUP,
   database: cfg.CLICKHOUSE_DATABASE,
   maxBackoffMs: 5_000,
-  minBytes: 4 * 1024 * 1024,
+  // Compressed bytes: 1 MiB of gzipped batches is a few thousand rows.
+  minBytes: 1024 * 1024,
   maxWaitMs: 1_000,
 });
 await sink.start();

@@ -94,8 +94,11 @@ export class AuditSink {
       groupId: opts.groupId,
       minBytes: opts.minBytes,
       maxWaitTimeInMs: opts.maxWaitMs,
-      maxBytes: 64 * 1024 * 1024,
-      maxBytesPerPartition: 16 * 1024 * 1024,
+      // Fetch sizes count compressed bytes, and the API gzips its batches (several-fold on JSON):
+      // 2 MiB a partition is thousands of rows per insert while bounding the decompressed
+      // batch a backlog can hand the sink at once.
+      maxBytes: 6 * 1024 * 1024,
+      maxBytesPerPartition: 2 * 1024 * 1024,
     });
     this.dlq = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     this.ch = ch;
