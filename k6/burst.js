@@ -3,7 +3,16 @@
 import http from 'k6/http';
 import { check } from 'k6';
 import { Counter } from 'k6/metrics';
-import { RATES, score, secs, subject, SUMMARY_TREND_STATS, summaryWriter, thresholds } from './lib/common.js';
+import {
+  constantRate,
+  RATES,
+  score,
+  secs,
+  subject,
+  SUMMARY_TREND_STATS,
+  summaryWriter,
+  thresholds,
+} from './lib/common.js';
 
 const served = new Counter('served_200');
 const limited = new Counter('limited_429');
@@ -14,14 +23,7 @@ http.setResponseCallback(http.expectedStatuses(200, 429));
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
   scenarios: {
-    burst: {
-      executor: 'constant-arrival-rate',
-      rate: RATES[tier] * 3,
-      timeUnit: '1s',
-      duration: secs(20),
-      preAllocatedVUs: 50,
-      maxVUs: 200,
-    },
+    burst: constantRate(RATES[tier] * 3, secs(20)),
   },
   thresholds: thresholds({
     // About two thirds refused; the bounds leave room for the first and last partial seconds.

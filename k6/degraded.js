@@ -14,7 +14,16 @@
 // GET /v1/health shows the capability degraded or unavailable, with the reason.
 import { check } from 'k6';
 import { Rate } from 'k6/metrics';
-import { RATES, score, secs, subject, SUMMARY_TREND_STATS, summaryWriter, thresholds } from './lib/common.js';
+import {
+  constantRate,
+  RATES,
+  score,
+  secs,
+  subject,
+  SUMMARY_TREND_STATS,
+  summaryWriter,
+  thresholds,
+} from './lib/common.js';
 
 const DEGRADED = __ENV.DEGRADED || 'reputation_ledger';
 const named = new Rate('degraded_named');
@@ -22,14 +31,7 @@ const named = new Rate('degraded_named');
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
   scenarios: {
-    degraded: {
-      executor: 'constant-arrival-rate',
-      rate: Math.floor(RATES.bureau * 0.8),
-      timeUnit: '1s',
-      duration: secs(30),
-      preAllocatedVUs: 30,
-      maxVUs: 150,
-    },
+    degraded: constantRate(RATES.bureau * 0.8, secs(30)),
   },
   thresholds: thresholds({ degraded_named: ['rate>0.999'] }),
 };

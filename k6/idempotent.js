@@ -2,20 +2,22 @@
 // must replay the first (same score_id, Idempotent-Replayed: true).
 import { check } from 'k6';
 import exec from 'k6/execution';
-import { RATES, score, secs, subject, SUMMARY_TREND_STATS, summaryWriter, thresholds } from './lib/common.js';
+import {
+  constantRate,
+  RATES,
+  score,
+  secs,
+  subject,
+  SUMMARY_TREND_STATS,
+  summaryWriter,
+  thresholds,
+} from './lib/common.js';
 
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
   scenarios: {
-    retries: {
-      executor: 'constant-arrival-rate',
-      // Two requests per iteration: stay under the tier rate.
-      rate: Math.floor(RATES.bureau * 0.4),
-      timeUnit: '1s',
-      duration: secs(40),
-      preAllocatedVUs: 20,
-      maxVUs: 100,
-    },
+    // Two requests per iteration: stay under the tier rate.
+    retries: constantRate(RATES.bureau * 0.4, secs(40)),
   },
   thresholds: thresholds(),
 };

@@ -9,19 +9,13 @@ import {
   SUMMARY_TREND_STATS,
   summaryWriter,
   thresholds,
+  constantRate,
 } from './lib/common.js';
 
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
   scenarios: {
-    mixed: {
-      executor: 'constant-arrival-rate',
-      rate: Math.floor(RATES.bureau * 0.8),
-      timeUnit: '1s',
-      duration: secs(60),
-      preAllocatedVUs: 30,
-      maxVUs: 150,
-    },
+    mixed: constantRate(RATES.bureau * 0.8, secs(60)),
   },
   thresholds: thresholds(),
 };

@@ -8,19 +8,13 @@ import {
   SUMMARY_TREND_STATS,
   summaryWriter,
   thresholds,
+  constantRate,
 } from './lib/common.js';
 
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
   scenarios: {
-    soak: {
-      executor: 'constant-arrival-rate',
-      rate: Math.floor(RATES.bureau * 0.5),
-      timeUnit: '1s',
-      duration: `${Number(__ENV.SOAK_MINUTES || '10')}m`,
-      preAllocatedVUs: 30,
-      maxVUs: 150,
-    },
+    soak: constantRate(RATES.bureau * 0.5, `${Number(__ENV.SOAK_MINUTES || '10')}m`),
   },
   thresholds: thresholds(),
 };

@@ -9,6 +9,7 @@ import {
   SUMMARY_TREND_STATS,
   summaryWriter,
   thresholds,
+  constantRate,
 } from './lib/common.js';
 
 const tiers = ['verify', 'assess', 'bureau'];
@@ -18,16 +19,7 @@ export const options = {
   scenarios: Object.fromEntries(
     tiers.map((tier) => [
       tier,
-      {
-        executor: 'constant-arrival-rate',
-        rate: Math.max(1, Math.floor(RATES[tier] * 0.8)),
-        timeUnit: '1s',
-        duration: secs(60),
-        preAllocatedVUs: 20,
-        maxVUs: 100,
-        env: { TIER: tier },
-        exec: 'run',
-      },
+      constantRate(RATES[tier] * 0.8, secs(60), { env: { TIER: tier }, exec: 'run' }),
     ]),
   ),
   thresholds: thresholds(),

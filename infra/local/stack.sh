@@ -21,7 +21,10 @@ up() {
   bash "$HERE/redis.sh" start
   bash "$HERE/clickhouse.sh" start
   bash "$HERE/kafka.sh" start
-  (cd "$ROOT" && node infra/clickhouse/migrate.ts && node infra/kafka/topics.ts)
+  # The project pins Node 24 (TypeScript runs natively on it); the system Node may be older.
+  local node="$ROOT/node_modules/.bin/node"
+  [[ -x $node ]] || node=node
+  (cd "$ROOT" && "$node" infra/clickhouse/migrate.ts && "$node" infra/kafka/topics.ts)
   log "stack up in $((SECONDS - t0)) s: redis 127.0.0.1:$REDIS_PORT, kafka 127.0.0.1:$KAFKA_PORT, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT"
 }
 

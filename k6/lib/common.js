@@ -38,6 +38,19 @@ export function thresholds(extra = {}) {
   };
 }
 
+/** A constant-arrival-rate scenario: `rate` iterations a second for `duration`. */
+export function constantRate(rate, duration, extra = {}) {
+  return {
+    executor: 'constant-arrival-rate',
+    rate: Math.max(1, Math.floor(rate)),
+    timeUnit: '1s',
+    duration,
+    preAllocatedVUs: 30,
+    maxVUs: 200,
+    ...extra,
+  };
+}
+
 let counter = 0;
 export function baseUrl() {
   counter += 1;

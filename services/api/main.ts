@@ -12,6 +12,7 @@ import { createKafka } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { handleShutdown } from '../../shared/shutdown.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { refreshCapability } from '../../shared/capabilities/refresh.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
@@ -36,7 +37,6 @@ try {
   console.error(`api: ${(err as Error).message}`);
   process.exit(2);
 }
-let stopping = false;
 const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
 const log = createLogger('api', cfg.LOG_LEVEL).child({ node: nodeId });
 
@@ -98,11 +98,24 @@ const ledger = new LedgerLookup({
 const health = () => capabilityHealth(capabilities, snapshots, ledger);
 const metrics = new ApiMetrics({ capabilities: health, auditDepth: () => audit.depth });
 
+// Registered before the server exists so a signal during start-up still closes the clients.
+const shutdown = handleShutdown(log, async () => {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await audit.close();
+  await ch.close();
+  snapshots.stop();
+  ledger.shutdown();
+  for (const r of [redis, redisBg, redisSub, redisSnapshots, redisSnapshotSub, redisLedger]) r.disconnect();
+});
+
 const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
 // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
 // went down. Retried in the background so a node started during an outage becomes ready later.
 void (async () => {
-  while (!stopping) {
+  while (!shutdown.stopping) {
     try {
       await auth.follow(redisSub);
       return await auth.load();
@@ -139,31 +152,3 @@ const server = app.listen(cfg.PORT, cfg.HOST);
 server.keepAliveTimeout = 65_000;
 await once(server, 'listening');
 log.info({ port: cfg.PORT }, 'api listening');
-
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'shutting down');
-  let failed = false;
-  try {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await audit.close();
-    await ch.close();
-    snapshots.stop();
-    ledger.shutdown();
-    for (const r of [redis, redisBg, redisSub, redisSnapshots, redisSnapshotSub, redisLedger]) r.disconnect();
-  } catch (err) {
-    failed = true;
-    log.error({ err }, 'shutdown error');
-  }
-  process.exit(failed ? 1 : 0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('uncaughtException', (err) => {
-  log.fatal({ err }, 'uncaught exception');
-  void shutdown('uncaughtException').finally(() => process.exit(1));
-});

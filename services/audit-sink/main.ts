@@ -3,6 +3,7 @@ import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka } from '../../shared/clients/kafka.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { handleShutdown } from '../../shared/shutdown.ts';
 import { AuditSink } from './sink.ts';
 
 let cfg;
@@ -28,20 +29,7 @@ const sink = new AuditSink(kafka, ch, log, {
 await sink.start();
 log.info('audit sink consuming');
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'shutting down');
-  let failed = false;
-  try {
-    await sink.stop();
-    await ch.close();
-  } catch (err) {
-    failed = true;
-    log.error({ err }, 'shutdown error');
-  }
-  process.exit(failed ? 1 : 0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+handleShutdown(log, async () => {
+  await sink.stop();
+  await ch.close();
+});

@@ -12,6 +12,7 @@ import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { handleShutdown } from '../../shared/shutdown.ts';
 import { capabilityJob } from './jobs/capability.ts';
 import type { RefresherJob } from './jobs/job.ts';
 import { retentionJob } from './jobs/retention.ts';
@@ -61,24 +62,11 @@ worker.on('failed', (job, err) => log.error({ job: job?.name, err: String(err) }
 worker.on('completed', (job) => log.info({ job: job.name }, 'refresher job done'));
 log.info({ jobs: jobs.map((j) => j.name) }, 'refresher running');
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'shutting down');
-  let failed = false;
-  try {
-    await worker.close();
-    await queue.close();
-    await ch.close();
-    await connection.quit();
-    snapshots.disconnect();
-    ledger.disconnect();
-  } catch (err) {
-    failed = true;
-    log.error({ err }, 'shutdown error');
-  }
-  process.exit(failed ? 1 : 0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+handleShutdown(log, async () => {
+  await worker.close();
+  await queue.close();
+  await ch.close();
+  await connection.quit();
+  snapshots.disconnect();
+  ledger.disconnect();
+});

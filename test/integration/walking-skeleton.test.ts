@@ -74,4 +74,9 @@ describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
     const body = ErrorBody.parse(await res.json());
     expect(body.errors[0]!.code).toBe('E_UNAUTHENTICATED');
   });
+
+  it('the API node and the sink exit 0 on SIGTERM', async () => {
+    expect(await api.stop('SIGTERM')).toBe(0);
+    expect(await sink.stop('SIGTERM')).toBe(0);
+  });
 });
