@@ -11,7 +11,9 @@
  * BENCH_ROUNDS rounds that alternate between the targets), then p50/p99 at
  * 25 %, 50 % and 75 % of that saturation rate (open loop, constant arrival rate). Writes
  * loadtest/results/bench.md (the table, ratios against (a) and (b)) and bench.png (latency
- * against offered load). BENCH_DURATION (seconds per step, default 10) trades time for noise.
+ * against offered load). Then (c) again at half its saturation with a private Kafka up and then
+ * stopped (p99 during an outage against steady), and the audit sink on its own.
+ * BENCH_DURATION (seconds per step, default 10) trades time for noise.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
+import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { latencyChartSvg, svgToPng } from './chart.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -118,7 +121,7 @@ async function waitOk(url: string): Promise<void> {
 async function withServers<T>(procs: ChildProcess[], readyUrls: string[], fn: () => T): Promise<T> {
   try {
     await Promise.all(readyUrls.map(waitOk));
-    return fn();
+    return await fn();
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await Promise.all(
@@ -195,6 +198,51 @@ Budget: (c) throughput >= 50 % of (b): **${full.saturation.rps / hello.saturatio
   full.points[1]!.p99 < 10 ? 'met' : 'NOT met'
 }** (${full.points[1]!.p99.toFixed(2)} ms).
 `;
+// Kafka outage: the same two-node path at half of (c)'s saturation, first with its (private)
+// Kafka up, then with it stopped so every node spills to its journal. Same run, same rate.
+log('Kafka outage: p99 at half saturation with Kafka up, then down (private Kafka)');
+const outageStack = await startPrivateStack('bench-outage', 'frs_bench_outage');
+const outageUrls = ['http://127.0.0.1:9313', 'http://127.0.0.1:9314'];
+const outage = await withServers(
+  outageUrls.map((u, i) =>
+    spawnNode('services/api/main.ts', {
+      ...outageStack.env,
+      PORT: u.split(':')[2]!,
+      NODE_ID: `bench-outage-${i + 1}`,
+      CONTROLS_NODE_COUNT: '2',
+      AUDIT_JOURNAL_DIR: join(outageStack.dir, 'journal'),
+    }),
+  ),
+  outageUrls.map((u) => `${u}/readyz`),
+  async () => {
+    const env = {
+      KIND: 'score',
+      BASE_URLS: outageUrls.join(','),
+      API_KEY: apiKey,
+      SUBJECTS_FILE: subjectsFile,
+      MODE: 'rate',
+      RATE: String(Math.round(full.saturation.rps * 0.5)),
+    };
+    runK6({ ...env, DURATION: '5s' }); // warm-up: fresh nodes still compile their hot path
+    const up = runK6(env);
+    await outageStack.kafka('stop');
+    const down = runK6(env);
+    await outageStack.kafka('start');
+    return { up, down };
+  },
+);
+await outageStack.down();
+const outageMd = `
+## During a Kafka outage (same run, ${Math.round(full.saturation.rps * 0.5)} req/s offered)
+
+| Kafka | p50 ms | p99 ms | error rate |
+|---|---|---|---|
+| up | ${outage.up.p50.toFixed(2)} | ${outage.up.p99.toFixed(2)} | ${pct(outage.up.failed)} |
+| down (records spill to the journal) | ${outage.down.p50.toFixed(2)} | ${outage.down.p99.toFixed(2)} | ${pct(outage.down.failed)} |
+
+p99 during the outage is ${(outage.down.p99 / outage.up.p99).toFixed(2)}x the steady run (budget: within 1.5x).
+`;
+
 log('audit sink: sustained insert rate and score-to-row lag (loadtest/audit-bench.ts)');
 const audit = spawnSync(
   process.execPath,
@@ -208,7 +256,7 @@ const stages = audit.stdout
 const auditMd = stages.length
   ? `\n## Audit sink (same run, private Kafka and ClickHouse)\n\n${stages.map((st) => `- ${JSON.stringify(st)}`).join('\n')}\n`
   : '\n## Audit sink\n\nloadtest/audit-bench.ts failed; see its output above.\n';
-writeFileSync(join(RESULTS, 'bench.md'), md + auditMd);
+writeFileSync(join(RESULTS, 'bench.md'), md + outageMd + auditMd);
 const colors = ['#1f77b4', '#2ca02c', '#d62728'];
 const svg = latencyChartSvg(
   'Latency against offered load (same run)',
@@ -219,5 +267,5 @@ const svg = latencyChartSvg(
   })),
 );
 writeFileSync(join(RESULTS, 'bench.png'), svgToPng(svg));
-console.log(md + auditMd);
+console.log(md + outageMd + auditMd);
 log(`wrote ${join(RESULTS, 'bench.md')} and ${join(RESULTS, 'bench.png')}`);
