@@ -67,6 +67,11 @@ const envSchema = z.object({
   CAPABILITY_REFRESH_S: secondsByCapability,
   /** Overrides of the registry's freshness limits, e.g. `ip_tor_exit=3600`. */
   CAPABILITY_FRESHNESS_S: secondsByCapability,
+  /**
+   * Redis holding the explain copies of fresh scores: a cache (no persistence, bounded memory,
+   * volatile-ttl eviction), kept apart from the durable server of keys and credits.
+   */
+  EXPLAIN_REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6380'),
   /** Redis holding the reputation ledger; defaults to REDIS_URL. */
   LEDGER_REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Breaker timeout of a ledger lookup, inside the request budget (capped by options.max_latency_ms). */

@@ -25,7 +25,7 @@ up() {
   local node="$ROOT/node_modules/.bin/node"
   [[ -x $node ]] || node=node
   (cd "$ROOT" && "$node" infra/clickhouse/migrate.ts && "$node" infra/kafka/topics.ts)
-  log "stack up in $((SECONDS - t0)) s: redis 127.0.0.1:$REDIS_PORT, kafka 127.0.0.1:$KAFKA_PORT, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT"
+  log "stack up in $((SECONDS - t0)) s: redis 127.0.0.1:$REDIS_PORT (cache :$REDIS_CACHE_PORT), kafka 127.0.0.1:$KAFKA_PORT, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT"
 }
 
 down() {
@@ -36,7 +36,7 @@ down() {
 
 status() {
   local name pidfile
-  for name in redis clickhouse kafka; do
+  for name in redis redis-cache clickhouse kafka; do
     pidfile="$STACK_DIR/$name/pid"
     if pid_alive "$pidfile"; then echo "$name: running (pid $(cat "$pidfile"))"; else echo "$name: stopped"; fi
   done

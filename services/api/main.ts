@@ -49,6 +49,11 @@ const redisSub = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-sub-${nod
 // hot path's commands, and a subscribed connection can do nothing else.
 const redisSnapshots = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-snap-${nodeId}` });
 const redisSnapshotSub = createRedis(cfg.REDIS_URL, { connectionName: `frs-api-snapsub-${nodeId}` });
+// Explain copies go to a cache server of their own: disposable, memory-bounded, never persisted.
+const redisExplain = createRedis(cfg.EXPLAIN_REDIS_URL, {
+  connectionName: `frs-api-explain-${nodeId}`,
+  failFast: true,
+});
 // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout.
 const redisLedger = createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, {
   connectionName: `frs-api-ledger-${nodeId}`,
@@ -65,7 +70,7 @@ const audit = new AuditPublisher(
   log,
 );
 await audit.start();
-const explainCache = new ExplainCache(redis, log);
+const explainCache = new ExplainCache(redisExplain, log);
 
 const capabilities = CAPABILITIES.map((def) =>
   withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
@@ -108,7 +113,8 @@ const shutdown = handleShutdown(log, async () => {
   await ch.close();
   snapshots.stop();
   ledger.shutdown();
-  for (const r of [redis, redisBg, redisSub, redisSnapshots, redisSnapshotSub, redisLedger]) r.disconnect();
+  for (const r of [redis, redisBg, redisSub, redisSnapshots, redisSnapshotSub, redisLedger, redisExplain])
+    r.disconnect();
 });
 
 const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);

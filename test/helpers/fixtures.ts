@@ -20,6 +20,11 @@ export function redis() {
   return createRedis(cfg.REDIS_URL, { connectionName: 'frs-test' });
 }
 
+/** The cache server that holds the explain copies (EXPLAIN_REDIS_URL). */
+export function explainRedis() {
+  return createRedis(cfg.EXPLAIN_REDIS_URL, { connectionName: 'frs-test-explain' });
+}
+
 export function clickhouse() {
   return createClickHouse(cfg.CLICKHOUSE_URL);
 }

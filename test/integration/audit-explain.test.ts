@@ -5,7 +5,7 @@ import { toRow } from '../../services/audit-sink/sink.ts';
 import { AuditRecord } from '../../shared/audit/record.ts';
 import { ErrorBody } from '../../shared/contract/errors.ts';
 import { ExplainResponse, ScoreResponse } from '../../shared/contract/response.ts';
-import { clickhouse, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { clickhouse, explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 
 /** No sink runs here: ClickHouse gets a row only when the test writes it. */
@@ -13,7 +13,8 @@ const DB = 'frs_explain_test';
 
 describe('GET /v1/explain before and after the audit pipeline delivered the score', () => {
   const ch = clickhouse();
-  const r = redis();
+  const r = explainRedis();
+  const durable = redis();
   let api: ApiNode;
 
   beforeAll(async () => {
@@ -27,6 +28,7 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
     await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await ch.close();
     r.disconnect();
+    durable.disconnect();
   });
 
   const explain = (id: string, key: string) =>
@@ -69,6 +71,9 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
       expect(ErrorBody.parse(await e.json()).errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
     }
 
+    // The copy lives on the cache server, never on the durable one.
+    expect(await durable.exists(explainKey(body.score_id))).toBe(0);
+
     // Later: the copy expired and the sink wrote the same record; ClickHouse answers identically.
     const record = AuditRecord.parse(JSON.parse((await r.get(explainKey(body.score_id)))!));
     expect(await r.ttl(explainKey(body.score_id))).toBeGreaterThan(14 * 60);
@@ -79,5 +84,48 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
     expect(later.status).toBe(200);
     expect(await later.json()).toEqual(first);
     expect((await explain(body.score_id, other.apiKey)).status).toBe(404);
+  });
+
+  it('scores with the explain cache server down, and explains from ClickHouse once delivered', async () => {
+    // Nothing listens on this port: the node can keep no explain copy at all.
+    const noCache = await startApi({ CLICKHOUSE_DATABASE: DB, EXPLAIN_REDIS_URL: 'redis://127.0.0.1:6391' });
+    try {
+      const org = await orgWithKey('bureau');
+      const request = { subject: { phone_number: '+447400123456', ip_address: '81.2.69.160' } };
+      const res = await scoreCall(noCache.url, org.apiKey, request);
+      expect(res.status).toBe(200);
+      const body = ScoreResponse.parse(await res.json());
+      const get = () =>
+        fetch(`${noCache.url}/v1/explain/${body.score_id}`, {
+          headers: { authorization: `Bearer ${org.apiKey}` },
+        });
+      // Until the pipeline delivers it the score is not found, rather than an error.
+      const before = await get();
+      expect(before.status).toBe(404);
+      expect(ErrorBody.parse(await before.json()).errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
+      const record = {
+        v: 1 as const,
+        score_id: body.score_id,
+        org_id: org.orgId,
+        tier: body.tier,
+        scored_at: new Date().toISOString(),
+        scored_at_ms: Date.now(),
+        node_id: 'test',
+        latency_ms: 1,
+        request,
+        response: body,
+        evidence: { components: [] },
+      };
+      await ch.insert({
+        table: `${DB}.scores`,
+        values: [toRow(AuditRecord.parse(record))],
+        format: 'JSONEachRow',
+      });
+      const after = await get();
+      expect(after.status).toBe(200);
+      expect(ExplainResponse.parse(await after.json()).response).toEqual(body);
+    } finally {
+      await noCache.stop();
+    }
   });
 });
