@@ -2,6 +2,7 @@ import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { AuditJournal, JournalEntry } from './audit-journal.ts';
+import { StickyPartitioner } from './sticky-partitioner.ts';
 
 export interface AuditPublisherOptions {
   /** Flush when this many records are waiting; also the most records per `sendBatch`. */
@@ -37,6 +38,7 @@ export class AuditPublisher {
   private readonly opts: AuditPublisherOptions;
   private readonly log: Logger;
   private producer: Producer | undefined;
+  private readonly partitioner = new StickyPartitioner();
   /** False after a failed send: the producer is rebuilt before the next use. */
   private healthy = false;
   private mode: 'kafka' | 'spill' = 'spill';
@@ -132,6 +134,7 @@ export class AuditPublisher {
     if (!this.producer) throw new Error('no kafka producer');
     // gzip: a batch of JSON records shrinks several-fold, so kafkajs's pure-JS CRC32C (a visible
     // share of the score path's CPU) runs over far fewer bytes, and zlib works off the event loop.
+    this.partitioner.advance();
     await this.producer.sendBatch({
       acks: -1,
       compression: CompressionTypes.GZIP,
@@ -210,6 +213,7 @@ export class AuditPublisher {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
+      createPartitioner: this.partitioner.create,
     });
     try {
       await producer.connect();
