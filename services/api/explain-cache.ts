@@ -12,27 +12,40 @@ export const EXPLAIN_TTL_SECONDS = 15 * 60;
 export const explainKey = (scoreId: string) => `frs:explain:${scoreId}`;
 
 /**
+ * Commands waiting on the cache connection, at most. A frozen cache server keeps its connection
+ * open: the client keeps every unanswered SET (~3 KB each, even one that timed out) to match
+ * replies in order, and holds back the next auto-pipeline until the current one is answered.
+ * Past this many the copy is skipped and explain answers from ClickHouse once the pipeline
+ * delivers.
+ */
+export const MAX_PENDING_COPIES = 2_000;
+
+/**
  * A short-lived Redis copy of each audit record so `/v1/explain` answers the moment a score is
  * returned, before the audit pipeline has written it to ClickHouse.
  */
 export class ExplainCache {
   private readonly redis: Redis;
   private readonly log: Logger;
+  private readonly maxPending: number;
+  /** Copies not written: Redis unreachable, too slow (see MAX_PENDING_COPIES), or an error. */
   failed = 0;
 
-  constructor(redis: Redis, log: Logger) {
+  constructor(redis: Redis, log: Logger, maxPending = MAX_PENDING_COPIES) {
     this.redis = redis;
     this.log = log;
+    this.maxPending = maxPending;
   }
 
   /**
    * Fire and forget: the SET rides the client's auto-pipeline and the caller never awaits it.
-   * Skipped while Redis is disconnected so writes do not pile up in the offline queue; ClickHouse
-   * answers for those scores once the pipeline delivers them.
+   * Skipped while Redis is disconnected, or too slow to answer (MAX_PENDING_COPIES), so writes
+   * never pile up in memory; ClickHouse answers for those scores once the pipeline delivers them.
    */
   put(scoreId: string, recordJson: string): void {
-    if (this.redis.status !== 'ready') {
-      this.failed++;
+    const pending = this.redis.commandQueue.length + this.redis.autoPipelineQueueSize;
+    if (this.redis.status !== 'ready' || pending >= this.maxPending) {
+      if (this.failed++ % 1000 === 0) this.log.warn({ pending }, 'explain copies skipped');
       return;
     }
     this.redis.set(explainKey(scoreId), recordJson, 'EX', EXPLAIN_TTL_SECONDS).catch((err) => {
