@@ -27,7 +27,9 @@ export const options = {
         },
 };
 
-let n = 0;
+// Each VU starts at its own random place in the population, so concurrent requests are not for
+// the same subject in lockstep (which would flatter any cache along the path).
+let n = Math.floor(Math.random() * 1_000_000);
 export default function () {
   n += 1;
   const url = urls[n % urls.length];
