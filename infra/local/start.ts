@@ -147,7 +147,7 @@ Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
   API nodes    http://127.0.0.1:${API_PORTS.join(', http://127.0.0.1:')}
   Health       http://127.0.0.1:${API_PORTS[0]}/v1/health
   Contract     http://127.0.0.1:${API_PORTS[0]}/v1/openapi.yaml
-  Redis        ${cfg.REDIS_URL}
+  Redis        ${cfg.REDIS_URL} (explain copies: ${cfg.EXPLAIN_REDIS_URL})
   Kafka        ${cfg.KAFKA_BROKERS.join(',')} (topic scores.v1)
   ClickHouse   ${cfg.CLICKHOUSE_URL} (database ${cfg.CLICKHOUSE_DATABASE}; clickhouse-client --query "SELECT count() FROM ${cfg.CLICKHOUSE_DATABASE}.scores")
 
