@@ -101,7 +101,11 @@ const ledger = new LedgerLookup({
   resetMs: cfg.LEDGER_BREAKER_RESET_MS,
 });
 const health = () => capabilityHealth(capabilities, snapshots, ledger);
-const metrics = new ApiMetrics({ capabilities: health, auditDepth: () => audit.depth });
+const metrics = new ApiMetrics({
+  capabilities: health,
+  auditDepth: () => audit.depth,
+  explainCopiesSkipped: () => explainCache.failed,
+});
 
 // Registered before the server exists so a signal during start-up still closes the clients.
 const shutdown = handleShutdown(log, async () => {

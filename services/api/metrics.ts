@@ -10,6 +10,8 @@ import type { CapabilityHealth } from './capabilities/health.ts';
 export interface MetricsSources {
   capabilities: () => Record<string, CapabilityHealth>;
   auditDepth: () => number;
+  /** Explain copies not written since start (cache server down, stalled, or erroring). */
+  explainCopiesSkipped: () => number;
 }
 
 const STATUS_VALUE = { ok: 0, degraded: 1, unavailable: 2 } as const;
@@ -68,6 +70,14 @@ export class ApiMetrics {
       registers,
       collect() {
         this.set(sources.auditDepth());
+      },
+    });
+    new Gauge({
+      name: 'frs_explain_copies_skipped',
+      help: 'Explain copies not written to the cache server since start; those scores are explained from ClickHouse once delivered',
+      registers,
+      collect() {
+        this.set(sources.explainCopiesSkipped());
       },
     });
   }

@@ -124,6 +124,8 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
       const after = await get();
       expect(after.status).toBe(200);
       expect(ExplainResponse.parse(await after.json()).response).toEqual(body);
+      const metrics = await (await fetch(`${noCache.url}/metrics`)).text();
+      expect(metrics).toMatch(/^frs_explain_copies_skipped [1-9]/m);
     } finally {
       await noCache.stop();
     }
