@@ -20,11 +20,20 @@ export async function scoreTopicEnd(): Promise<Offsets> {
  * throwaway consumer seeked to `from`, so a test sees exactly what was streamed meanwhile.
  */
 export async function scoreRecordsFor(orgId: string, from: Offsets, to: Offsets): Promise<unknown[]> {
+  return (await placedScoreRecordsFor(orgId, from, to)).map((r) => r.record);
+}
+
+/** The same records with the partition each landed on. */
+export async function placedScoreRecordsFor(
+  orgId: string,
+  from: Offsets,
+  to: Offsets,
+): Promise<{ partition: number; record: unknown }[]> {
   const remaining = new Set([...to].filter(([p, end]) => end > (from.get(p) ?? 0)).map(([p]) => p));
   if (remaining.size === 0) return [];
   const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-test-reader');
   const consumer = kafka.consumer({ groupId: `frs-test-${process.pid}-${Date.now()}` });
-  const out: unknown[] = [];
+  const out: { partition: number; record: unknown }[] = [];
   await consumer.connect();
   try {
     await consumer.subscribe({ topic: SCORES_TOPIC, fromBeginning: false });
@@ -36,7 +45,7 @@ export async function scoreRecordsFor(orgId: string, from: Offsets, to: Offsets)
           const end = to.get(partition) ?? 0;
           if (offset < end && message.value) {
             const rec = JSON.parse(message.value.toString()) as { org_id?: string };
-            if (rec.org_id === orgId) out.push(rec);
+            if (rec.org_id === orgId) out.push({ partition, record: rec });
           }
           if (offset >= end - 1) {
             remaining.delete(partition);
