@@ -27,6 +27,7 @@ import { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
+import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { Scorer } from './scorer.ts';
 
@@ -107,12 +108,15 @@ const metrics = new ApiMetrics({
   explainCopiesSkipped: () => explainCache.failed,
 });
 
+/**
+ * How long requests already received may take to be answered once SIGTERM arrives; the audit
+ * buffer's flush (5 s at most) follows, well inside an orchestrator's usual 30 s grace.
+ */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 // Registered before the server exists so a signal during start-up still closes the clients.
 const shutdown = handleShutdown(log, async () => {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
+  await drainHttpServer(server, SHUTDOWN_GRACE_MS);
   await audit.close();
   await ch.close();
   snapshots.stop();

@@ -23,7 +23,8 @@ const KILL_WINDOW_MS = 500;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('audit pipeline under Kafka and ClickHouse faults', () => {
+// Each test stops and restarts servers and then waits up to 90 s for ClickHouse to hold every row.
+describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 }, () => {
   let stack: PrivateStack;
   let sink: Service;
   const journals: string[] = [];
