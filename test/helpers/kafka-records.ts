@@ -66,3 +66,25 @@ export async function placedScoreRecordsFor(
     await consumer.disconnect();
   }
 }
+
+/**
+ * How many scores.v1 records a consumer group has yet to commit, summed over partitions. The
+ * audit sink commits a batch only after ClickHouse took it, so 0 means ClickHouse holds every
+ * record the broker has.
+ */
+export async function scoreTopicLag(brokers: string[], groupId: string): Promise<number> {
+  const admin = createKafka(brokers, 'frs-test-lag').admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(SCORES_TOPIC);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [SCORES_TOPIC] });
+    const at = new Map(committed?.partitions.map((p) => [p.partition, Number(p.offset)]));
+    return ends.reduce((lag, p) => {
+      const done = at.get(p.partition) ?? -1;
+      // -1: nothing committed yet, so the group still owes everything from the log start.
+      return lag + Number(p.high) - (done < 0 ? Number(p.low) : done);
+    }, 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
