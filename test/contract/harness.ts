@@ -18,10 +18,12 @@ export interface Harness {
 
 /**
  * One real API process and one organisation per tier. The rate is set far above what a test
- * sends, so these tests exercise the contract, not the rate limiter.
+ * sends, so these tests exercise the contract, not the rate limiter. The ledger gets a second,
+ * not its 25 ms production budget: the tests expect full evidence, and a loaded machine can
+ * pause a node longer than 25 ms (capabilities-ledger.test.ts owns the timeout).
  */
 export async function startHarness(): Promise<Harness> {
-  const api = await startApi();
+  const api = await startApi({ LEDGER_TIMEOUT_MS: '1000' });
   const callers = {} as Record<Tier, Caller>;
   for (const tier of ['verify', 'assess', 'bureau'] as const) {
     const { orgId, apiKey } = await orgWithKey(tier, { rateRps: 100_000, credits: 1_000_000 });
