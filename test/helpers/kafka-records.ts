@@ -23,6 +23,21 @@ export async function scoreRecordsFor(orgId: string, from: Offsets, to: Offsets)
   return (await placedScoreRecordsFor(orgId, from, to)).map((r) => r.record);
 }
 
+/**
+ * The distinct score ids streamed for `orgId` since `from`, once there are at least `n` (or
+ * after 15 s). Distinct, because a send slower than the publisher's spill threshold is also
+ * journalled and re-sent: Kafka may hold a record twice, and ClickHouse collapses the copies.
+ */
+export async function streamedScoreIds(orgId: string, from: Offsets, n: number): Promise<string[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const records = (await scoreRecordsFor(orgId, from, await scoreTopicEnd())) as { score_id: string }[];
+    const ids = [...new Set(records.map((r) => r.score_id))];
+    if (ids.length >= n || Date.now() > deadline) return ids;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** The same records with the partition each landed on. */
 export async function placedScoreRecordsFor(
   orgId: string,

@@ -6,6 +6,8 @@ export interface StreamResult {
   /** Wall-clock ms when the response was complete. */
   doneAt: number;
   latencyMs: number;
+  /** The node's own `latency_ms`: what the request cost the node, without the runner's pauses. */
+  serverLatencyMs?: number;
 }
 
 export interface Stream {
@@ -33,12 +35,13 @@ export function steadyStream(url: () => string, apiKey: string, rps: number): St
         },
         client_reference: `stream-${i}`,
       });
-      const body = (await res.json()) as { score_id?: string };
+      const body = (await res.json()) as { score_id?: string; latency_ms?: number };
       results.push({
         status: res.status,
         scoreId: body.score_id,
         doneAt: Date.now(),
         latencyMs: performance.now() - t0,
+        serverLatencyMs: body.latency_ms,
       });
     } catch {
       results.push({ status: 0, doneAt: Date.now(), latencyMs: performance.now() - t0 });

@@ -15,8 +15,13 @@ import { steadyStream, type StreamResult } from '../helpers/stream.ts';
 const DB = 'frs_fault';
 const SINK_GROUP = 'frs-fault-sink';
 const RPS = 50;
-/** Scoring is in-memory; an audit outage must not push any request near this. */
+/** Scoring is in-memory; an audit outage must not push any request's time in the node near this. */
 const BUDGET_MS = 500;
+/**
+ * Seen from the test runner, which shares 2 vCPUs with a starting JVM: generous, yet a request
+ * that waited on Kafka's or ClickHouse's timeouts (seconds) would still exceed it.
+ */
+const CLIENT_BUDGET_MS = 2_000;
 /**
  * Records a SIGKILL may take with it: those not yet acknowledged by Kafka nor fsynced to the
  * journal, i.e. published in the last spillAfterMs (250) + one 20 ms tick + one fsync; with margin.
@@ -101,7 +106,8 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
   function expectServedWithinBudget(results: StreamResult[]) {
     expect(results.length).toBeGreaterThan(RPS * 4);
     expect(results.filter((r) => r.status !== 200)).toEqual([]);
-    expect(Math.max(...results.map((r) => r.latencyMs))).toBeLessThan(BUDGET_MS);
+    expect(Math.max(...results.map((r) => r.serverLatencyMs!))).toBeLessThan(BUDGET_MS);
+    expect(Math.max(...results.map((r) => r.latencyMs))).toBeLessThan(CLIENT_BUDGET_MS);
   }
 
   it('Kafka down during a steady stream: scores keep 200, the journal replays, each lands once', async () => {

@@ -2,16 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../shared/contract/errors.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { admin, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { scoreRecordsFor, scoreTopicEnd } from '../helpers/kafka-records.ts';
+import { scoreTopicEnd, streamedScoreIds } from '../helpers/kafka-records.ts';
 import { startApi, type ApiNode } from '../helpers/processes.ts';
 
 const BODY = { subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves just after the start of the next wall-clock second, so a burst fits in one window. */
-async function nextSecond(): Promise<void> {
-  await sleep(1000 - (Date.now() % 1000) + 5);
-}
 
 interface Reply {
   status: number;
@@ -49,10 +44,23 @@ describe('cluster controls across three API processes on the shared Redis', () =
     r.disconnect();
   });
 
+  /**
+   * A burst of `n` for a fresh org with `rateRps`, started just after a wall-clock second begins.
+   * A loaded machine can stretch it past that second, into the next rate window; such a burst
+   * proves nothing and is sent again (new org), at most three times.
+   */
+  async function burstInOneSecond(n: number, rateRps: number) {
+    for (let attempt = 1; ; attempt++) {
+      const org = await orgWithKey('verify', { rateRps });
+      await sleep(1000 - (Date.now() % 1000) + 5);
+      const startedIn = Math.floor(Date.now() / 1000);
+      const replies = await burst(nodes, n, org.apiKey);
+      if (Math.floor(Date.now() / 1000) === startedIn || attempt === 3) return { org, replies };
+    }
+  }
+
   it('lets exactly rate_rps requests of a 3x burst through within one second, across nodes', async () => {
-    const org = await orgWithKey('verify', { rateRps: 20 });
-    await nextSecond();
-    const replies = await burst(nodes, 60, org.apiKey);
+    const { org, replies } = await burstInOneSecond(60, 20);
 
     expect(count(replies, 200)).toBe(20);
     expect(count(replies, 429)).toBe(40);
@@ -98,9 +106,8 @@ describe('cluster controls across three API processes on the shared Redis', () =
     const shown = await admin('org', 'show', '--org', org.orgId);
     expect(shown).toMatchObject({ credits_used: 12, credits_remaining: -2 });
 
-    await sleep(500); // the audit publisher batches for 20 ms
-    const records = await scoreRecordsFor(org.orgId, from, await scoreTopicEnd());
-    expect(records).toHaveLength(12);
+    const scored = replies.filter((x) => x.status === 200).map((x) => x.body.score_id);
+    expect(new Set(await streamedScoreIds(org.orgId, from, 12))).toEqual(new Set(scored));
   });
 
   it('scores, bills and streams one Idempotency-Key once, however many nodes it reaches at once', async () => {
@@ -149,9 +156,7 @@ describe('cluster controls across three API processes on the shared Redis', () =
     expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
 
     expect((await store.creditsUsed(org.orgId)).used).toBe(1);
-    await sleep(500);
-    const records = (await scoreRecordsFor(org.orgId, from, await scoreTopicEnd())) as { score_id: string }[];
-    expect(records.map((x) => x.score_id)).toEqual([scoreId]);
+    expect(await streamedScoreIds(org.orgId, from, 1)).toEqual([scoreId]);
   });
 
   it('frees an Idempotency-Key after a 4xx, and only a 200 is kept', async () => {
