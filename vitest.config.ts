@@ -7,7 +7,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'shared/**/*.test.ts', 'services/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     fileParallelism: false,
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     reporters: ['default'],
   },

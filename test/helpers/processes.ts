@@ -66,15 +66,27 @@ export interface ApiNode extends Service {
   port: number;
 }
 
+/**
+ * Starts an API node and waits until it is ready. A node on a fresh capability prefix builds
+ * every snapshot before it is ready, which a loaded machine can stretch well past 30 s; a node
+ * that exits first fails at once, with its output.
+ */
 export async function startApi(env: Record<string, string> = {}): Promise<ApiNode> {
   const port = await freePort();
   const svc = spawnService('services/api/main.ts', { PORT: String(port), ...env });
   const url = `http://127.0.0.1:${port}`;
+  const ready = new AbortController();
+  const died = once(svc.proc, 'exit', { signal: ready.signal }).then(
+    ([code]) => Promise.reject(new Error(`api exited (${String(code)}) before it was ready`)),
+    () => new Promise<never>(() => undefined),
+  );
   try {
-    await waitFor('api /readyz', async () => (await fetch(`${url}/readyz`)).ok, 30_000);
+    await Promise.race([waitFor('api /readyz', async () => (await fetch(`${url}/readyz`)).ok, 90_000), died]);
   } catch (err) {
     await svc.stop('SIGKILL');
     throw new Error(`${String(err)}\n${svc.output()}`, { cause: err });
+  } finally {
+    ready.abort();
   }
   return { ...svc, url, port };
 }

@@ -6,6 +6,7 @@ import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { oldestKeptPartition } from '../../services/refresher/jobs/retention.ts';
 import { REFRESHER_QUEUE } from '../../services/refresher/schedule.ts';
 import { CAPABILITIES } from '../../shared/capabilities/registry.ts';
+import { unlinkPrefix } from '../helpers/feed-server.ts';
 import { cfg, clickhouse } from '../helpers/fixtures.ts';
 import { spawnService, waitFor, type Service } from '../helpers/processes.ts';
 
@@ -24,7 +25,13 @@ describe('audit retention', () => {
   const redis = new Redis(cfg.REDIS_URL, { maxRetriesPerRequest: null });
   const prefix = `frs-test-${randomBytes(4).toString('hex')}`;
   const queue = new Queue(REFRESHER_QUEUE, { connection: redis, prefix });
-  const env = { CLICKHOUSE_DATABASE: DB, BULLMQ_PREFIX: prefix, LOG_LEVEL: 'warn' };
+  // Its own capability prefix too: the refresher's capability jobs then write no shared snapshot.
+  const env = {
+    CLICKHOUSE_DATABASE: DB,
+    BULLMQ_PREFIX: prefix,
+    CAPABILITY_KEY_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+  };
   let refresher: Service | undefined;
 
   beforeAll(async () => {
@@ -36,6 +43,7 @@ describe('audit retention', () => {
     await refresher?.stop();
     await queue.obliterate({ force: true });
     await queue.close();
+    await unlinkPrefix(redis, prefix);
     redis.disconnect();
     await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await ch.close();
@@ -83,12 +91,14 @@ describe('audit retention', () => {
       })),
     });
 
-    // Through the running refresher's worker, as the scheduler would run it.
+    // Through the running refresher's worker, as the scheduler would run it. It may queue behind
+    // the first run of every capability job, which builds each snapshot for this fresh prefix.
     const job = await queue.add('audit-retention', {});
     const done = await waitFor(
       'the retention job',
       async () => ((await Job.fromId(queue, job.id!))?.finishedOn ? Job.fromId(queue, job.id!) : null),
-      20_000,
+      50_000,
+      250,
     );
     expect(done!.failedReason).toBeUndefined();
 

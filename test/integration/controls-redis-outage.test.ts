@@ -88,10 +88,16 @@ describe('scoring while Redis is down (a private redis-server the test stops and
     expect(all.some((r) => r.status === 200 && !unavailable(r))).toBe(true);
     expect(all.some((r) => r.status === 200 && unavailable(r))).toBe(true);
 
-    // Down: each node admits rate_rps / CONTROLS_NODE_COUNT = 10 per second, fast.
-    await sleep(1000 - (Date.now() % 1000) + 5);
-    const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => call(nodes[i % 2]!, apiKey)));
-    all.push(...burst);
+    // Down: each node admits rate_rps / CONTROLS_NODE_COUNT = 10 per second, fast. A burst a
+    // loaded machine stretched into the next second's window is sent again, at most three times.
+    let burst: Reply[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await sleep(1000 - (Date.now() % 1000) + 5);
+      const second = Math.floor(Date.now() / 1000);
+      burst = await Promise.all(Array.from({ length: 60 }, (_, i) => call(nodes[i % 2]!, apiKey)));
+      all.push(...burst);
+      if (Math.floor(Date.now() / 1000) === second) break;
+    }
     const ok = burst.filter((r) => r.status === 200);
     expect(ok).toHaveLength(20);
     expect(burst.filter((r) => r.status === 429)).toHaveLength(40);
