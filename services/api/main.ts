@@ -27,6 +27,7 @@ import { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
+import { KeyUsage } from './key-usage.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { Scorer } from './scorer.ts';
@@ -118,6 +119,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const shutdown = handleShutdown(log, async () => {
   await drainHttpServer(server, SHUTDOWN_GRACE_MS);
   await audit.close();
+  await keyUsage.stop();
   await ch.close();
   snapshots.stop();
   ledger.shutdown();
@@ -125,7 +127,11 @@ const shutdown = handleShutdown(log, async () => {
     r.disconnect();
 });
 
-const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
+const keyUsage = new KeyUsage(redisBg, log);
+keyUsage.start(cfg.KEY_USAGE_FLUSH_S * 1000);
+const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log, {
+  onUse: (p) => keyUsage.touch(p.org.org_id, p.keyId),
+});
 // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
 // went down. Retried in the background so a node started during an outage becomes ready later.
 void (async () => {
