@@ -26,7 +26,8 @@ const secondsByCapability = z
   });
 
 const envSchema = z.object({
-  PORT: port.default(8080),
+  /** 0 binds any free port (in-process test nodes). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Interface the API binds; loopback locally, 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),

@@ -2,4 +2,4 @@
 import { runService } from '../../shared/run-service.ts';
 import { API_STOP_DEADLINE_MS, createApiNode } from './node.ts';
 
-runService('api', API_STOP_DEADLINE_MS, createApiNode);
+runService('api', API_STOP_DEADLINE_MS, (cfg, log) => createApiNode(cfg, log));

@@ -47,7 +47,12 @@ export interface ApiNodeHandle extends Service {
   readonly url: string;
 }
 
-export function createApiNode(cfg: Config, baseLog: Logger): ApiNodeHandle {
+export interface ApiNodeOptions {
+  /** The clock of rate windows and credit periods; tests inject one so a burst falls in one window. */
+  now?: () => number;
+}
+
+export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions = {}): ApiNodeHandle {
   const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
   const log = baseLog.child({ node: nodeId });
   const resources = new Resources();
@@ -163,7 +168,7 @@ export function createApiNode(cfg: Config, baseLog: Logger): ApiNodeHandle {
       auth,
       controls:
         cfg.CONTROLS === 'on'
-          ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT })
+          ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT, now: opts.now })
           : NO_CONTROLS,
       scorer: new Scorer({
         nodeId,
