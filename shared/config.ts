@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const port = z.coerce.number().int().min(1).max(65535);
+/** 0 binds any free port (in-process test nodes). */
+const port = z.coerce.number().int().min(0).max(65535);
 
 /** A feed location: an http(s) URL or a file path; unset means the default of sources.ts. */
 const feedLocation = z.string().min(1).optional();
@@ -26,8 +27,7 @@ const secondsByCapability = z
   });
 
 const envSchema = z.object({
-  /** 0 binds any free port (in-process test nodes). */
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: port.default(8080),
   /** Interface the API binds; loopback locally, 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
