@@ -27,18 +27,19 @@ const t0 = performance.now();
  * stopping either would stop the other's servers.
  */
 const LOCK_FILE = join(STACK, 'start.pid');
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function takeLock(): void {
   mkdirSync(STACK, { recursive: true });
   if (existsSync(LOCK_FILE)) {
     const pid = Number(readFileSync(LOCK_FILE, 'utf8'));
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = Number.isInteger(pid) && pid > 0;
-    } catch {
-      alive = false;
-    }
-    if (alive) {
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
       console.error(`[start] npm start is already running on this checkout (pid ${pid}); stop it first.`);
       process.exit(1);
     }
