@@ -1,17 +1,13 @@
-/** The portal process: configuration, then `createPortal` (portal.ts) does the rest. */
-import { createLogger } from '../../shared/logger.ts';
-import { handleShutdown } from '../../shared/shutdown.ts';
-import { loadPortalConfig } from './config.ts';
-import { createPortal } from './portal.ts';
+/** Entry point of the portal: its own settings checked first, then `createPortal` does the rest. */
+import { runService } from '../../shared/run-service.ts';
+import { loadPortalConfig, type PortalConfig } from './config.ts';
+import { createPortal, PORTAL_STOP_DEADLINE_MS } from './portal.ts';
 
-let cfg;
+let cfg: PortalConfig;
 try {
   cfg = loadPortalConfig();
 } catch (err) {
   console.error(`portal: ${(err as Error).message}`);
   process.exit(2);
 }
-const log = createLogger('portal', cfg.LOG_LEVEL);
-const portal = createPortal(cfg, log);
-handleShutdown(log, () => portal.stop());
-await portal.start();
+runService('portal', PORTAL_STOP_DEADLINE_MS, (_shared, log) => createPortal(cfg, log));

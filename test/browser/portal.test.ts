@@ -11,6 +11,8 @@ import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 const SHOTS = 'test-results/portal';
 const PASSWORD = 'correct horse battery staple';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A client address of its own per test run, so sign-in counts of earlier runs do not matter. */
+const clientIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
 
 interface Account {
   orgId: string;
@@ -55,6 +57,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
       PORTAL_SIGNIN_MAX_PER_IP: '12',
       // One window for the whole run, so no count resets half-way through a test.
       PORTAL_SIGNIN_WINDOW_S: '86400',
+      PORTAL_TRUST_PROXY: 'loopback',
     });
     process.env.PORTAL_URL = portal.url; // the admin CLI builds setup links from it
     browser = await launchChromium();
@@ -243,8 +246,11 @@ describe('the portal in headless Chromium, against real API nodes and the score 
 
     // The sign-in form has its own (double-submit) token.
     const form = await signinForm(portal.url);
-    expect((await postSignin(portal.url, { ...form, csrf: 'forged' }, a.email, PASSWORD)).status).toBe(403);
-    expect((await postSignin(portal.url, form, a.email, PASSWORD)).status).toBe(303);
+    const ip = clientIp();
+    expect((await postSignin(portal.url, { ...form, csrf: 'forged' }, a.email, PASSWORD, ip)).status).toBe(
+      403,
+    );
+    expect((await postSignin(portal.url, form, a.email, PASSWORD, ip)).status).toBe(303);
     await context.close();
   });
 
@@ -253,21 +259,24 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     const c = await account(portal, 'verify');
     for (const acc of [a, c]) (await setUp(browser, acc)).context.close();
     const form = await signinForm(portal.url);
+    const ip = clientIp();
 
     // Per email: after 5 failures even the right password is refused until the window ends.
     for (let i = 0; i < 5; i++)
-      expect((await postSignin(portal.url, form, a.email, 'wrong password!')).status).toBe(401);
-    const limited = await postSignin(portal.url, form, a.email, PASSWORD);
+      expect((await postSignin(portal.url, form, a.email, 'wrong password!', ip)).status).toBe(401);
+    const limited = await postSignin(portal.url, form, a.email, PASSWORD, ip);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another account from the same address still signs in (12 per address).
-    expect((await postSignin(portal.url, form, c.email, PASSWORD)).status).toBe(303);
+    expect((await postSignin(portal.url, form, c.email, PASSWORD, ip)).status).toBe(303);
 
     // Per address: failures spread over unknown emails reach the address's limit of 12.
     for (let i = 0; i < 7; i++)
-      expect((await postSignin(portal.url, form, `nobody-${i}-${Date.now()}@example.test`, 'x')).status).toBe(
-        401,
-      );
-    expect((await postSignin(portal.url, form, c.email, PASSWORD)).status).toBe(429);
+      expect(
+        (await postSignin(portal.url, form, `nobody-${i}-${Date.now()}@example.test`, 'x', ip)).status,
+      ).toBe(401);
+    expect((await postSignin(portal.url, form, c.email, PASSWORD, ip)).status).toBe(429);
+    // The same account from another address is not affected by this address's limit.
+    expect((await postSignin(portal.url, form, c.email, PASSWORD, clientIp())).status).toBe(303);
   });
 });

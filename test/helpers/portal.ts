@@ -40,17 +40,25 @@ export async function signinForm(portalUrl: string): Promise<{ cookie: string; c
   return { cookie, csrf };
 }
 
-/** POST /signin as a form, without following the redirect. */
+/**
+ * POST /signin as a form, without following the redirect, as client address `ip` (the portal
+ * under test trusts X-Forwarded-For from loopback, as it would behind a proxy).
+ */
 export function postSignin(
   portalUrl: string,
   form: { cookie: string; csrf: string },
   email: string,
   password: string,
+  ip: string,
 ) {
   return fetch(`${portalUrl}/signin`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: form.cookie,
+      'x-forwarded-for': ip,
+    },
     body: new URLSearchParams({ _csrf: form.csrf, email, password }),
   });
 }
