@@ -244,6 +244,21 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect((await post(csrf)).status).toBe(201);
     expect(((await admin('key', 'list', '--org', a.orgId)).keys as unknown[]).length).toBe(1);
 
+    // Without a session nothing changes either, whatever the token.
+    const anonymous = await fetch(`${portal.url}/keys`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ label: 'anonymous', _csrf: csrf }),
+    });
+    expect(anonymous.status).toBe(401);
+    // Behind a TLS proxy (trusted here from loopback) the cookies are Secure as well.
+    const overTls = await fetch(`${portal.url}/signin`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(overTls.headers.getSetCookie().join(';')).toMatch(
+      /frs_form=.*HttpOnly.*Secure|frs_form=.*Secure.*HttpOnly/,
+    );
+    expect(overTls.headers.get('content-security-policy')).toContain("default-src 'none'");
+
     // The sign-in form has its own (double-submit) token.
     const form = await signinForm(portal.url);
     const ip = clientIp();
@@ -252,6 +267,28 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     );
     expect((await postSignin(portal.url, form, a.email, PASSWORD, ip)).status).toBe(303);
     await context.close();
+  });
+
+  it('admin CLI: user create refuses unknown organisations, bad and duplicate emails', async () => {
+    const a = await account(portal, 'verify');
+    const fails = async (...args: string[]) => {
+      const err = await admin(...args).then(
+        () => null,
+        (e: { code?: number; stderr?: string }) => e,
+      );
+      expect(err?.code).toBe(2);
+      return err!.stderr!;
+    };
+    expect(
+      await fails('user', 'create', '--org', 'org_0000000000000000', '--email', 'x@example.test'),
+    ).toContain('unknown organisation');
+    expect(await fails('user', 'create', '--org', a.orgId, '--email', 'not-an-email')).toContain('--email');
+    expect(await fails('user', 'create', '--org', a.orgId, '--email', a.email.toUpperCase())).toContain(
+      'already exists',
+    );
+    const again = await admin('user', 'link', '--email', a.email);
+    expect(String(again.setup_url)).toContain('/setup?token=');
+    expect((await fetch(String(again.setup_url))).status).toBe(200);
   });
 
   it('rate-limits failed sign-ins per email and per client address', async () => {
