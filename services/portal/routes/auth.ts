@@ -105,7 +105,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     if (!user) return badLink(res);
     if (!formTokenOk(req))
       return send(res, 403, setupPage(csrf, token, user.email, 'The form expired; try again.'));
-    const password = field(req, 'password', PASSWORD_MAX + 1) ?? '';
+    const password = field(req, 'password', 4096) ?? '';
     const problem = passwordProblem(password);
     if (problem) return send(res, 422, setupPage(csrf, token, user.email, `The password needs ${problem}.`));
     if (password !== field(req, 'confirm', PASSWORD_MAX))
