@@ -38,12 +38,33 @@ describe('docs/data.md queries', () => {
     }
   });
 
-  it('counts a re-delivered record once in the daily views', async () => {
-    const rs = await ch.query({
-      query: `SELECT sum(scores) AS n FROM scores_daily WHERE org_id = '${DOC_ORG}'`,
-      format: 'JSONEachRow',
-    });
-    expect(Number((await rs.json<{ n: string }>())[0]!.n)).toBe(DOC_DISTINCT_SCORES);
+  it('counts a re-delivered record once in every per-organisation daily summary', async () => {
+    const summaries = docsQueries().filter(
+      (q) => q.includes(`org_id = '${DOC_ORG}'`) && /\bscores\b,?\s/.test(q),
+    );
+    const daily = summaries.filter((q) => /AS day\b/.test(q) && /FROM scores FINAL/.test(q));
+    expect(daily.length).toBeGreaterThanOrEqual(3);
+    for (const q of daily.filter(
+      (q) => !q.includes('arrayJoin') && !q.includes("primary_risk_factor != ''"),
+    )) {
+      const rs = await ch.query({ query: `SELECT sum(scores) AS n FROM (${q})`, format: 'JSONEachRow' });
+      expect(Number((await rs.json<{ n: string }>())[0]!.n), q).toBe(DOC_DISTINCT_SCORES);
+    }
+  });
+
+  it('filters on the sort key where it reads scores, never aggregating the whole table first', () => {
+    for (const q of docsQueries()) {
+      const reads = [...q.matchAll(/\bFROM\s+([a-z_.]+)(\s+FINAL)?\s+(\w+)?([^]*)/g)];
+      for (const [, table, , next, rest] of reads) {
+        if (table === 'system.parts') continue;
+        expect(table, q).toBe('scores');
+        // The WHERE right after the table, on the leading sort key columns.
+        expect(next, q).toBe('WHERE');
+        expect(rest!.split(/\bGROUP BY|\bORDER BY|\)/)[0], q).toMatch(
+          /\b(org_id = |scored_at >= |scored_at = )/,
+        );
+      }
+    }
   });
 
   it('connects with clickhouse-client as the doc shows', async () => {
