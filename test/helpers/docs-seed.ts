@@ -10,6 +10,21 @@ export function docsQueries(): string[] {
   return [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 }
 
+/** For each of docsQueries(), the first clause of the sentence that introduces it in the doc. */
+export function docsQueryTitles(): string[] {
+  const doc = readFileSync('docs/data.md', 'utf8');
+  return [...doc.matchAll(/```sql\n/g)].map((m) => {
+    const before =
+      doc
+        .slice(0, m.index)
+        .trimEnd()
+        .split(/\n\s*\n/)
+        .pop() ?? '';
+    const text = before.replace(/\s+/g, ' ').split(/: | \(|\. /)[0]!.replace(/[:.]$/, '');
+    return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+  });
+}
+
 /**
  * Rows for DOC_ORG that give every docs query something to return: 11 distinct scores over the
  * last seconds (one of them DOC_SCORE_ID at its own time) plus a re-delivered copy of the first,
