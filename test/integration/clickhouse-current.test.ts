@@ -99,6 +99,14 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
     expect(applied).toEqual(all.map((m) => `[migrate] applied ${m.name}`));
     // Recorded once each: a second run applies nothing.
     expect(await migrate(ch, DB, () => undefined)).toBe(0);
+    // 006 dropped the daily views that aggregated the whole table before filtering.
+    const views = await ch
+      .query({
+        query: `SELECT name FROM system.tables WHERE database = '${DB}' AND engine = 'View'`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json());
+    expect(views).toEqual([]);
     // A current server gets the TTL that 18.16 cannot have.
     const [create] = await ch
       .query({ query: `SHOW CREATE TABLE ${DB}.scores`, format: 'JSONEachRow' })
