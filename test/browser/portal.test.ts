@@ -33,6 +33,7 @@ async function setUp(browser: Browser, a: Account): Promise<{ context: BrowserCo
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.goto(a.setupUrl);
+  await page.screenshot({ path: `${SHOTS}/setup.png` });
   await page.fill('input[name=password]', PASSWORD);
   await page.fill('input[name=confirm]', PASSWORD);
   await page.click('button[type=submit]');
@@ -210,6 +211,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     // Sign-out ends the session in Redis, not only in the browser.
     await page.click('header button[type=submit]');
     await page.waitForURL('**/signin');
+    await page.screenshot({ path: `${SHOTS}/signin.png` });
     const after = await fetch(`${portal.url}/keys`, {
       redirect: 'manual',
       headers: { cookie: `frs_session=${aSession}` },
