@@ -94,7 +94,7 @@ function setupLink(portalUrl: string, token: string) {
 export async function run(
   argv: string[],
   store: OrgStore,
-  users?: UserStore,
+  users: UserStore,
   portalUrl = 'http://127.0.0.1:8090',
 ): Promise<unknown> {
   const { positionals, values } = parseArgs({
@@ -194,13 +194,13 @@ export async function run(
       if (!(await store.getOrg(orgId))) throw new UsageError(`unknown organisation ${orgId}`);
       const email = Email.safeParse(need(values.email, 'email'));
       if (!email.success) throw new UsageError('--email must be an email address');
-      const { user, setupToken } = await users!.create(orgId, email.data);
+      const { user, setupToken } = await users.create(orgId, email.data);
       return { user_id: user.user_id, org_id: orgId, email: user.email, ...setupLink(portalUrl, setupToken) };
     }
     case 'user link': {
-      const user = await users!.byEmail(need(values.email, 'email'));
+      const user = await users.byEmail(need(values.email, 'email'));
       if (!user) throw new UsageError(`no portal user ${values.email}`);
-      const token = await users!.issueSetupToken(user.user_id);
+      const token = await users.issueSetupToken(user.user_id);
       return { user_id: user.user_id, email: user.email, ...setupLink(portalUrl, token) };
     }
     default:
