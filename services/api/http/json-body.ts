@@ -6,6 +6,13 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([\w-]+)"?/i;
 
+/**
+ * Fatal: a byte sequence that is not UTF-8 is refused (400) rather than silently replaced by
+ * U+FFFD, which would score and store something the caller never sent. The BOM is kept so that,
+ * as before, a body starting with one is not JSON.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 const unsupported = (message: string) => new ApiError(415, { code: 'E_UNSUPPORTED_MEDIA_TYPE', message });
 const tooLarge = () =>
   new ApiError(413, {
@@ -46,7 +53,12 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
       req.resume();
       return next(err);
     }
-    const text = Buffer.concat(chunks, size).toString('utf8');
+    let text: string;
+    try {
+      text = utf8.decode(Buffer.concat(chunks, size));
+    } catch {
+      return next(new ApiError(400, { code: 'E_BAD_REQUEST', message: 'request body is not valid UTF-8' }));
+    }
     try {
       req.body = JSON.parse(text);
     } catch {
