@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScoreRequest } from './request.ts';
-import { isStorable, storableText, unstorableReason } from './storable-text.ts';
+import { isStorable, storableText, toStorable, unstorableReason } from './storable-text.ts';
 import { capErrors, MAX_ERROR_ITEMS, validateScoreRequest } from './validation.ts';
 
 describe('storable text', () => {
@@ -81,5 +81,14 @@ describe('error list cap', () => {
   it('leaves a short list alone', () => {
     const items = [{ code: 'E_VALIDATION' as const, message: 'm' }];
     expect(capErrors(items)).toBe(items);
+  });
+});
+
+describe('toStorable', () => {
+  it('replaces only the characters that break the rules', () => {
+    expect(toStorable('x\ud800y')).toBe('x\ufffdy');
+    expect(toStorable('a\u0000b\u202e')).toBe('a\ufffdb\ufffd');
+    expect(toStorable('caf\u00e9 \u{1F600}')).toBe('caf\u00e9 \u{1F600}');
+    expect(toStorable('a\tb', true)).toBe('a\tb');
   });
 });

@@ -73,3 +73,13 @@ export function storableText(opts: StorableTextOptions) {
     if (reason) ctx.addIssue({ code: 'custom', message: reason, input: value, abort: true });
   });
 }
+
+/**
+ * `value` with every character that breaks the rules above replaced by U+FFFD: the repair the DLQ
+ * replay offers for a record written before the rules existed (or by something other than the API).
+ */
+export function toStorable(value: string, prose = false): string {
+  let out = '';
+  for (const ch of value.toWellFormed()) out += isStorable(ch, prose) ? ch : '\ufffd';
+  return out;
+}

@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quote } from '../../shared/clients/sql.ts';
@@ -7,10 +12,9 @@ import { cfg, clickhouse } from '../helpers/fixtures.ts';
 import { startSink, waitFor, type Service } from '../helpers/processes.ts';
 
 /** A valid audit record of a fresh score; `clientReference` is spliced in as raw JSON text. */
-function auditRecordJson(
-  orgId: string,
-  clientReferenceJson = '"ref"',
-): { scoreId: string; value: string } {
+const run = promisify(execFile);
+
+function auditRecordJson(orgId: string, clientReferenceJson = '"ref"'): { scoreId: string; value: string } {
   const scoreId = newScoreId();
   const now = Date.now();
   const record = {
@@ -48,6 +52,7 @@ describe('audit sink dead-letter queue on the real Kafka', () => {
   const consumer = kafka.consumer({ groupId: `frs-test-dlq-${randomUUID()}` });
   const seen: { key: string; value: string; headers: Record<string, string> }[] = [];
   let sink: Service;
+  let refused: { key: string; scoreId: string; orgId: string } | undefined;
   const ch = clickhouse();
 
   beforeAll(async () => {
@@ -137,5 +142,47 @@ describe('audit sink dead-letter queue on the real Kafka', () => {
     expect(stored.sort()).toEqual(good.sort());
     // Only the refused record was dead-lettered, not its neighbours.
     expect(seen.filter((m) => m.key.startsWith(`${key}-`))).toEqual([]);
+    refused = { key, scoreId: poison.scoreId, orgId };
+  });
+
+  it('replays the repaired record with the documented command, and it is stored', async () => {
+    expect(refused, 'the quarantine test ran first').toBeDefined();
+    const { key, scoreId, orgId } = refused!;
+    const { stdout } = await run(process.execPath, ['services/audit-sink/dlq-cli.ts', 'list', '--repair'], {
+      env: process.env,
+      maxBuffer: 64 << 20,
+    });
+    const line = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { key: string; repaired: boolean; headers: Record<string, string> })
+      .find((l) => l.key === key);
+    expect(line?.repaired).toBe(true);
+    expect(line?.headers['x-dlq-stage']).toBe('insert');
+    const dir = mkdtempSync(join(tmpdir(), 'frs-dlq-'));
+    const file = join(dir, 'fixed.jsonl');
+    writeFileSync(file, `${JSON.stringify(line)}\n`);
+    const replayed = await run(
+      process.execPath,
+      ['services/audit-sink/dlq-cli.ts', 'replay', '--file', file],
+      {
+        env: process.env,
+      },
+    );
+    expect(JSON.parse(replayed.stdout)).toEqual({ replayed: 1 });
+    const row = await waitFor(
+      'the replayed record in ClickHouse',
+      async () => {
+        const rs = await ch.query({
+          query: `SELECT client_reference FROM ${cfg.CLICKHOUSE_DATABASE}.scores
+                  WHERE org_id = ${quote(orgId)} AND score_id = ${quote(scoreId)}`,
+          format: 'JSONEachRow',
+        });
+        return (await rs.json<{ client_reference: string }>())[0];
+      },
+      90_000,
+      250,
+    );
+    expect(row.client_reference).toBe('x\ufffd');
   });
 });
