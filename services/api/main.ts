@@ -3,6 +3,7 @@
  * and owns ordered shutdown (stop accepting, finish in-flight requests, flush the audit buffer,
  * close clients).
  */
+import { createServer } from 'node:http';
 import { hostname } from 'node:os';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ import { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
+import { HistoryLookups } from './history-lookups.ts';
+import { CallerBudget } from './http/caller-budget.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { Scorer } from './scorer.ts';
@@ -143,6 +146,11 @@ void (async () => {
 const app = buildApp({
   log,
   auth,
+  budget: new CallerBudget({
+    addressErrorsPerSecond: cfg.ADDRESS_ERRORS_PER_S,
+    nodeCount: cfg.CONTROLS_NODE_COUNT,
+  }),
+  lookups: new HistoryLookups(cfg.EXPLAIN_LOOKUPS_MAX, Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2))),
   controls:
     cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
   scorer: new Scorer({
@@ -162,7 +170,16 @@ const app = buildApp({
   metrics,
 });
 
-const server = app.listen(cfg.PORT, cfg.HOST);
+const server = createServer(
+  {
+    requestTimeout: cfg.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeout: Math.min(cfg.HTTP_HEADERS_TIMEOUT_MS, cfg.HTTP_REQUEST_TIMEOUT_MS),
+    // Node checks those timeouts on this interval (30 s by default): a slow body is cut within a
+    // second of its deadline, not up to half a minute later.
+    connectionsCheckingInterval: 1_000,
+  },
+  app,
+).listen(cfg.PORT, cfg.HOST);
 server.keepAliveTimeout = 65_000;
 await once(server, 'listening');
 log.info({ port: cfg.PORT }, 'api listening');

@@ -14,11 +14,14 @@ const CHARSET = /;\s*charset\s*=\s*"?([\w-]+)"?/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const unsupported = (message: string) => new ApiError(415, { code: 'E_UNSUPPORTED_MEDIA_TYPE', message });
+// The connection is closed after the answer: reading the rest of a body we refuse would let a
+// caller keep the node busy receiving bytes it will never use.
 const tooLarge = () =>
-  new ApiError(413, {
-    code: 'E_PAYLOAD_TOO_LARGE',
-    message: `request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
-  });
+  new ApiError(
+    413,
+    { code: 'E_PAYLOAD_TOO_LARGE', message: `request body is larger than ${MAX_BODY_BYTES / 1024} KiB` },
+    { Connection: 'close' },
+  );
 
 /**
  * Reads a JSON body into `req.body`: 415 unless declared JSON (UTF-8, no content coding), 413
@@ -36,11 +39,7 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
   if (coding && coding.toLowerCase() !== 'identity')
     return next(unsupported('compressed bodies are not accepted'));
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    // Answer now; the unread body is drained so the connection stays usable.
-    req.resume();
-    return next(tooLarge());
-  }
+  if (declared > MAX_BODY_BYTES) return next(tooLarge());
 
   const chunks: Buffer[] = [];
   let size = 0;
@@ -50,7 +49,9 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
     done = true;
     req.off('data', onData).off('end', onEnd).off('error', onError);
     if (err) {
-      req.resume();
+      // Past 64 KiB the rest is not read (the connection closes after the 413); a read error
+      // leaves nothing worth draining either.
+      if (err.status !== 413) req.resume();
       return next(err);
     }
     let text: string;
