@@ -58,6 +58,8 @@ const envSchema = z.object({
    */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(5_000),
+  /** Bearer token Prometheus sends to read an API node's /metrics; unset: loopback clients only. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Refused requests (401, 404...) one client address may make per second per node before 429. */
   ADDRESS_ERRORS_PER_S: z.coerce.number().int().min(1).max(100_000).default(20),
   /** Explain's ClickHouse lookups in flight per node; one organisation may hold half of them. */

@@ -9,7 +9,11 @@ import type { Logger } from '../../shared/logger.ts';
  */
 export const EXPLAIN_TTL_SECONDS = 15 * 60;
 
-export const explainKey = (scoreId: string) => `frs:explain:${scoreId}`;
+/**
+ * Keyed by organisation too: a lookup of another organisation's fresh score misses the cache and
+ * takes the same path as an unknown id, so its timing tells nothing about whether the id exists.
+ */
+export const explainKey = (orgId: string, scoreId: string) => `frs:explain:${orgId}:${scoreId}`;
 
 /**
  * Commands waiting on the cache connection, at most. A frozen cache server keeps its connection
@@ -42,23 +46,23 @@ export class ExplainCache {
    * Skipped while Redis is disconnected, or too slow to answer (MAX_PENDING_COPIES), so writes
    * never pile up in memory; ClickHouse answers for those scores once the pipeline delivers them.
    */
-  put(scoreId: string, recordJson: string): void {
+  put(orgId: string, scoreId: string, recordJson: string): void {
     const pending = this.redis.commandQueue.length + this.redis.autoPipelineQueueSize;
     if (this.redis.status !== 'ready' || pending >= this.maxPending) {
       if (this.failed++ % 1000 === 0) this.log.warn({ pending }, 'explain copies skipped');
       return;
     }
-    this.redis.set(explainKey(scoreId), recordJson, 'EX', EXPLAIN_TTL_SECONDS).catch((err) => {
+    this.redis.set(explainKey(orgId, scoreId), recordJson, 'EX', EXPLAIN_TTL_SECONDS).catch((err) => {
       if (this.failed++ % 1000 === 0)
         this.log.warn({ err: String(err) }, 'explain copy not written to redis');
     });
   }
 
   /** The cached score, or null when absent, expired, or Redis is unavailable. */
-  async get(scoreId: string): Promise<StoredScore | null> {
+  async get(orgId: string, scoreId: string): Promise<StoredScore | null> {
     let raw: string | null;
     try {
-      raw = await this.redis.get(explainKey(scoreId));
+      raw = await this.redis.get(explainKey(orgId, scoreId));
     } catch {
       return null;
     }

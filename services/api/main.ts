@@ -155,9 +155,9 @@ const app = buildApp({
     cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
   scorer: new Scorer({
     nodeId,
-    publish: (scoreId, recordJson) => {
+    publish: (scoreId, recordJson, orgId) => {
       audit.publish(scoreId, recordJson);
-      explainCache.put(scoreId, recordJson);
+      explainCache.put(orgId, scoreId, recordJson);
     },
     snapshots,
     capabilities,
@@ -168,6 +168,7 @@ const app = buildApp({
   ready: () => auth.ready && snapshots.ready,
   capabilities: health,
   metrics,
+  ...(cfg.METRICS_TOKEN ? { metricsToken: cfg.METRICS_TOKEN } : {}),
 });
 
 const server = createServer(

@@ -14,6 +14,7 @@ describe('bounded consumption per caller', () => {
       HTTP_REQUEST_TIMEOUT_MS: '2000',
       HTTP_HEADERS_TIMEOUT_MS: '2000',
       EXPLAIN_LOOKUPS_MAX: '1',
+      METRICS_TOKEN: 'metrics-token-for-the-test',
     });
   });
 
@@ -117,6 +118,18 @@ describe('bounded consumption per caller', () => {
     expect(received()).toMatch(/^HTTP\/1\.1 413/);
     expect(received()).toMatch(/connection: close/i);
   });
+  it('/metrics answers only the bearer of METRICS_TOKEN', async () => {
+    const without = await fetch(`${api.url}/metrics`);
+    expect(without.status).toBe(404);
+    const wrong = await fetch(`${api.url}/metrics`, { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(404);
+    const right = await fetch(`${api.url}/metrics`, {
+      headers: { authorization: 'Bearer metrics-token-for-the-test' },
+    });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toMatch(/frs_http_request_duration_seconds/);
+  });
+
   it('unknown keys from one address are limited before authentication', async () => {
     const got: number[] = [];
     for (let i = 0; i < 60; i++) {

@@ -55,7 +55,7 @@ export function explainRoutes(deps: ExplainRouteDeps): Router {
       const orgId = principal.org.org_id;
       const id = String(req.params.scoreId);
       if (!SCORE_ID_PATTERN.test(id)) throw notFound(id);
-      let stored: StoredScore | null = await deps.recent.get(id);
+      let stored: StoredScore | null = await deps.recent.get(orgId, id);
       if (!stored) stored = await findInHistory(deps.history, deps.lookups, orgId, id);
       if (!stored || stored.org_id !== orgId) throw notFound(id);
       const until = retainedUntil(stored.scored_at_ms);
