@@ -58,6 +58,10 @@ const envSchema = z.object({
    */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(5_000),
+  /** Most idempotency entries one organisation may create per UTC day; past it: not retained. */
+  IDEMPOTENCY_ENTRIES_PER_DAY: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
+  /** Explain copies one organisation may write per second per node (its fair share of the cache). */
+  EXPLAIN_COPIES_PER_ORG_S: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** Bearer token Prometheus sends to read an API node's /metrics; unset: loopback clients only. */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** Refused requests (401, 404...) one client address may make per second per node before 429. */

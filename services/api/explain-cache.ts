@@ -2,6 +2,7 @@ import type { StoredScore } from '../../shared/audit/history.ts';
 import type { AuditRecord } from '../../shared/audit/record.ts';
 import type { Redis } from '../../shared/clients/redis.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { SecondWindow } from './http/caller-budget.ts';
 
 /**
  * Long enough to cover the audit pipeline's normal lag and a short Kafka or ClickHouse outage;
@@ -25,6 +26,14 @@ export const explainKey = (orgId: string, scoreId: string) => `frs:explain:${org
 export const MAX_PENDING_COPIES = 2_000;
 
 /**
+ * Copies one organisation may write per second per node. The cache server evicts by nearest
+ * expiry, which is age across all tenants: without a share, one busy organisation would push out
+ * every other tenant's copies. At ~3 KB a copy for 15 minutes this is at most ~270 MB per
+ * organisation per node; its scores past the share are explained from ClickHouse once delivered.
+ */
+export const DEFAULT_COPIES_PER_ORG_PER_S = 100;
+
+/**
  * A short-lived Redis copy of each audit record so `/v1/explain` answers the moment a score is
  * returned, before the audit pipeline has written it to ClickHouse.
  */
@@ -32,13 +41,24 @@ export class ExplainCache {
   private readonly redis: Redis;
   private readonly log: Logger;
   private readonly maxPending: number;
+  private readonly perOrg: SecondWindow;
+  private readonly copiesPerOrgPerSecond: number;
   /** Copies not written: Redis unreachable, too slow (see MAX_PENDING_COPIES), or an error. */
   failed = 0;
+  /** Copies not written because the organisation was over its share this second. */
+  overShare = 0;
 
-  constructor(redis: Redis, log: Logger, maxPending = MAX_PENDING_COPIES) {
+  constructor(
+    redis: Redis,
+    log: Logger,
+    maxPending = MAX_PENDING_COPIES,
+    copiesPerOrgPerSecond = DEFAULT_COPIES_PER_ORG_PER_S,
+  ) {
     this.redis = redis;
     this.log = log;
     this.maxPending = maxPending;
+    this.copiesPerOrgPerSecond = copiesPerOrgPerSecond;
+    this.perOrg = new SecondWindow(100_000);
   }
 
   /**
@@ -47,6 +67,10 @@ export class ExplainCache {
    * never pile up in memory; ClickHouse answers for those scores once the pipeline delivers them.
    */
   put(orgId: string, scoreId: string, recordJson: string): void {
+    if (this.perOrg.hit(orgId, Date.now()) > this.copiesPerOrgPerSecond) {
+      this.overShare++;
+      return;
+    }
     const pending = this.redis.commandQueue.length + this.redis.autoPipelineQueueSize;
     if (this.redis.status !== 'ready' || pending >= this.maxPending) {
       if (this.failed++ % 1000 === 0) this.log.warn({ pending }, 'explain copies skipped');

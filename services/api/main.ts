@@ -32,6 +32,7 @@ import { HistoryLookups } from './history-lookups.ts';
 import { CallerBudget } from './http/caller-budget.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
+import { registerRedisMemory } from './redis-memory.ts';
 import { Scorer } from './scorer.ts';
 
 let cfg;
@@ -74,7 +75,7 @@ const audit = new AuditPublisher(
   log,
 );
 await audit.start();
-const explainCache = new ExplainCache(redisExplain, log);
+const explainCache = new ExplainCache(redisExplain, log, undefined, cfg.EXPLAIN_COPIES_PER_ORG_S);
 
 const capabilities = CAPABILITIES.map((def) =>
   withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
@@ -108,8 +109,10 @@ const health = () => capabilityHealth(capabilities, snapshots, ledger);
 const metrics = new ApiMetrics({
   capabilities: health,
   auditDepth: () => audit.depth,
-  explainCopiesSkipped: () => explainCache.failed,
+  // Skipped copies: the cache server down or stalled, or the organisation over its share.
+  explainCopiesSkipped: () => explainCache.failed + explainCache.overShare,
 });
+registerRedisMemory(metrics.registry, { durable: redisBg, explain: redisExplain });
 
 /**
  * How long requests already received may take to be answered once SIGTERM arrives; the audit
@@ -152,7 +155,14 @@ const app = buildApp({
   }),
   lookups: new HistoryLookups(cfg.EXPLAIN_LOOKUPS_MAX, Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2))),
   controls:
-    cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
+    cfg.CONTROLS === 'on'
+      ? new Controls({
+          redis,
+          log,
+          nodeCount: cfg.CONTROLS_NODE_COUNT,
+          idempotencyEntriesPerDay: cfg.IDEMPOTENCY_ENTRIES_PER_DAY,
+        })
+      : NO_CONTROLS,
   scorer: new Scorer({
     nodeId,
     publish: (scoreId, recordJson, orgId) => {

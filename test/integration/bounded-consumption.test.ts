@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newScoreId } from '../../shared/ids.ts';
-import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
+import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 
 /** What one caller can consume: explain and refused requests are budgeted, slow or huge bodies cut. */
@@ -127,7 +127,18 @@ describe('bounded consumption per caller', () => {
       headers: { authorization: 'Bearer metrics-token-for-the-test' },
     });
     expect(right.status).toBe(200);
-    expect(await right.text()).toMatch(/frs_http_request_duration_seconds/);
+    const text = await right.text();
+    expect(text).toMatch(/frs_http_request_duration_seconds/);
+    // The durable Redis' memory bound, as the server reports it (the stack sets one).
+    const r = redis();
+    try {
+      const [, max] = (await r.config('GET', 'maxmemory')) as [string, string];
+      expect(text).toContain(`frs_redis_maxmemory_bytes{server="durable"} ${max}`);
+      expect(text).toMatch(/frs_redis_used_memory_bytes\{server="durable"\} [1-9]/);
+      expect(text).toMatch(/frs_redis_used_memory_bytes\{server="explain"\} [1-9]/);
+    } finally {
+      r.disconnect();
+    }
   });
 
   it('unknown keys from one address are limited before authentication', async () => {

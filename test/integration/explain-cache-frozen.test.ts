@@ -23,7 +23,7 @@ describe('explain copies while the cache server is frozen', () => {
   });
 
   it('keeps at most the bound of copies waiting, skips the rest, and writes again once it answers', async () => {
-    const cache = new ExplainCache(client, createLogger('test', 'silent'), 50);
+    const cache = new ExplainCache(client, createLogger('test', 'silent'), 50, 1_000_000);
     // Unanswered and held back: what the client keeps in memory for this connection.
     const waiting = () => client.commandQueue.length + client.autoPipelineQueueSize;
     const record = JSON.stringify({ pad: 'x'.repeat(3_000) });
