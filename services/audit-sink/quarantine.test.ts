@@ -36,6 +36,20 @@ describe('splitting a refused batch', () => {
     expect(ch.calls.length).toBeLessThan(120);
   });
 
+  it('tries a record refused alone once more before dead-lettering it', async () => {
+    let glitches = 1;
+    const stored: number[] = [];
+    const refused = await insertSplitting([1], {
+      insert: async (items) => {
+        if (glitches-- > 0) throw new Error('Code: 27, e.displayText() = DB::Exception: Cannot parse input');
+        stored.push(...items);
+      },
+      ...noWait,
+    });
+    expect(refused).toEqual([]);
+    expect(stored).toEqual([1]);
+  });
+
   it('one insert when nothing is refused', async () => {
     const ch = fakeClickHouse(() => false);
     expect(await insertSplitting([1, 2, 3], { insert: ch.insert, ...noWait })).toEqual([]);
@@ -79,6 +93,7 @@ describe('classifying ClickHouse errors', () => {
   it.each([
     ['Code: 25, e.displayText() = DB::Exception: Cannot parse escape sequence', 'content'],
     ['Code: 27, e.displayText() = DB::Exception: Cannot parse input: expected {', 'content'],
+    ['Code: 33, e.displayText() = DB::Exception: Cannot read all data', 'unavailable'],
     ['Code: 117, e.displayText() = DB::Exception: Unknown field found while parsing JSONEachRow', 'content'],
     ['Code: 241, e.displayText() = DB::Exception: Memory limit (total) exceeded', 'unavailable'],
     ['Code: 252, e.displayText() = DB::Exception: Too many parts', 'unavailable'],

@@ -11,15 +11,14 @@
 
 /**
  * ClickHouse error codes that mean "this data cannot be read or stored", whatever the server's
- * state: the same rows fail again on every retry.
+ * state: the same rows fail again on every retry. Truncated-input codes (32, 33) are left out on
+ * purpose: the client serializes every row whole, so a truncated body is a broken connection.
  */
 export const CONTENT_ERROR_CODES: ReadonlySet<number> = new Set([
   6, // CANNOT_PARSE_TEXT
   25, // CANNOT_PARSE_ESCAPE_SEQUENCE (a lone surrogate in a JSON string)
   26, // CANNOT_PARSE_QUOTED_STRING
   27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
-  32, // ATTEMPT_TO_READ_AFTER_EOF
-  33, // CANNOT_READ_ALL_DATA
   38, // CANNOT_PARSE_DATE
   41, // CANNOT_PARSE_DATETIME
   53, // TYPE_MISMATCH
@@ -85,6 +84,9 @@ export async function insertSplitting<T>(
   opts: SplitInsertOptions<T>,
 ): Promise<Refused<T>[] | undefined> {
   const refused: Refused<T>[] = [];
+  // A record refused alone is tried once more before the verdict: a content refusal repeats, a
+  // glitch that only looked like one does not.
+  const triedAlone = new Set<T>();
   // Slices still to insert, first one next; splitting puts both halves at the front, in order.
   const pending: T[][] = items.length > 0 ? [items] : [];
   while (pending.length > 0) {
@@ -99,7 +101,10 @@ export async function insertSplitting<T>(
         continue;
       }
       pending.shift();
-      if (slice.length === 1) {
+      if (slice.length === 1 && !triedAlone.has(slice[0]!)) {
+        triedAlone.add(slice[0]!);
+        pending.unshift(slice);
+      } else if (slice.length === 1) {
         refused.push({ item: slice[0]!, reason: refusalReason(err), code: clickHouseErrorCode(err) });
       } else {
         const mid = Math.ceil(slice.length / 2);
