@@ -24,6 +24,7 @@ import {
   CONTEXT_ID,
   ENTITLEMENT_ITEMS,
   KEY_LABEL,
+  ORG_NAME,
   OrgStore,
   type OrgUpdate,
 } from '../../shared/orgs/store.ts';
@@ -78,6 +79,12 @@ function jsonArg(value: string): unknown {
   }
 }
 
+function nameArg(value: string): string {
+  const name = ORG_NAME.safeParse(value);
+  if (!name.success) throw new UsageError(`--name ${name.error.issues[0]!.message}`);
+  return name.data;
+}
+
 function tierArg(value: string | undefined) {
   const tier = z.enum(TIERS).safeParse(value);
   if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
@@ -119,7 +126,7 @@ export async function run(
   switch (`${noun} ${verb}`) {
     case 'org create': {
       return store.createOrg({
-        name: need(values.name, 'name'),
+        name: nameArg(need(values.name, 'name')),
         tier: tierArg(values.tier),
         rateRps: num(values['rate-rps'], 'rate-rps', true),
         credits: num(values.credits, 'credits'),

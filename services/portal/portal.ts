@@ -13,6 +13,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { ExplainCache } from '../api/explain-cache.ts';
+import { HistoryLookups } from '../api/history-lookups.ts';
 import { ActivityFeed, ActivityStore } from './activity.ts';
 import { buildPortalApp } from './app.ts';
 import type { PortalConfig } from './config.ts';
@@ -56,6 +57,10 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         (f) => f.stop(),
       );
       const orgs = new OrgStore(redis);
+      const lookups = new HistoryLookups(
+        cfg.EXPLAIN_LOOKUPS_MAX,
+        Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
+      );
       const app = buildPortalApp({
         log,
         users: new UserStore(redis),
@@ -70,6 +75,8 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         explain: {
           recent: new ExplainCache(redisExplain, log),
           history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+          // The API's bound on ClickHouse lookups, per portal process: ClickHouse serves the sink too.
+          acquire: (org) => lookups.acquire(org),
         },
         live: () => feed.ready,
         ready: () => feed.ready && redis.status === 'ready',

@@ -3,8 +3,13 @@ import { retainedUntil, type ScoreHistory, type StoredScore } from './history.ts
 
 /** Where a score is found: the short-lived Redis copy first, then ClickHouse history. */
 export interface ExplainSources {
-  recent: { get(scoreId: string): Promise<StoredScore | null> };
+  recent: { get(orgId: string, scoreId: string): Promise<StoredScore | null> };
   history: Pick<ScoreHistory, 'find'>;
+  /**
+   * Takes a slot for one ClickHouse lookup and returns its release (the API's HistoryLookups
+   * bound them per node and per organisation); throws when none is free.
+   */
+  acquire?: (orgId: string) => () => void;
 }
 
 /** The body of GET /v1/explain/{score_id}, which the portal's explain view shows too. */
@@ -33,12 +38,15 @@ export async function findExplanation(
   now = Date.now(),
 ): Promise<Explanation | null> {
   if (!SCORE_ID_PATTERN.test(scoreId)) return null;
-  let stored = await sources.recent.get(scoreId);
+  let stored = await sources.recent.get(orgId, scoreId);
   if (!stored) {
+    const release = sources.acquire?.(orgId);
     try {
       stored = await sources.history.find(orgId, scoreId);
     } catch (err) {
       throw new HistoryUnavailableError('score history is unavailable', { cause: err });
+    } finally {
+      release?.();
     }
   }
   if (!stored || stored.org_id !== orgId) return null;

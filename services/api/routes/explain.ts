@@ -4,10 +4,14 @@ import type { ScoreHistory } from '../../../shared/audit/history.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { ExplainCache } from '../explain-cache.ts';
+import type { HistoryLookups } from '../history-lookups.ts';
+import type { CallerBudget } from '../http/caller-budget.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 
 export interface ExplainRouteDeps {
   auth: Authenticator;
+  budget: CallerBudget;
+  lookups: HistoryLookups;
   history: ScoreHistory;
   /** Recent scores, so explain works before the audit pipeline reached ClickHouse. */
   recent: Pick<ExplainCache, 'get'>;
@@ -24,12 +28,16 @@ export function explainRoutes(deps: ExplainRouteDeps): Router {
   const router = Router();
   router
     .route('/v1/explain/:scoreId')
-    .get(deps.auth.middleware(), async (req, res) => {
+    .get(deps.auth.middleware(), deps.budget.explain, async (req, res) => {
       const principal = res.locals.principal as Principal;
       const id = String(req.params.scoreId);
       let found;
       try {
-        found = await findExplanation(deps, principal.org.org_id, id);
+        found = await findExplanation(
+          { recent: deps.recent, history: deps.history, acquire: (org) => deps.lookups.acquire(org) },
+          principal.org.org_id,
+          id,
+        );
       } catch (err) {
         if (!(err instanceof HistoryUnavailableError)) throw err;
         throw new ApiError(

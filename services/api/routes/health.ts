@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { HealthResponse } from '../../../shared/contract/response.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
+import { metricsAccess } from '../http/metrics-access.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
 export interface HealthRouteDeps {
@@ -9,9 +10,14 @@ export interface HealthRouteDeps {
   ready: () => boolean;
   capabilities: () => Record<string, CapabilityHealth>;
   metrics: ApiMetrics;
+  /** Bearer token for /metrics; without one only loopback clients may read it. */
+  metricsToken?: string;
 }
 
-/** /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for Prometheus. */
+/**
+ * /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for
+ * Prometheus (token or loopback only, see metrics-access.ts).
+ */
 export function healthRoutes(deps: HealthRouteDeps): Router {
   const router = Router();
   router.get('/livez', (_req, res) => {
@@ -34,7 +40,7 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
     };
     res.json(body);
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', metricsAccess(deps.metricsToken), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   return router;
