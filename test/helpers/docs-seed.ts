@@ -20,7 +20,10 @@ export function docsQueryTitles(): string[] {
         .trimEnd()
         .split(/\n\s*\n/)
         .pop() ?? '';
-    const text = before.replace(/\s+/g, ' ').split(/: | \(|\. /)[0]!.replace(/[:.]$/, '');
+    const text = before
+      .replace(/\s+/g, ' ')
+      .split(/: | \(|\. /)[0]!
+      .replace(/[:.]$/, '');
     return text.length > 100 ? `${text.slice(0, 99)}…` : text;
   });
 }
