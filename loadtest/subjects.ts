@@ -9,12 +9,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { drawPopulation } from '../shared/scoring/calibration/population.ts';
 
-const SEED = 20261121;
+export const SUBJECTS_SEED = 20261121;
 
 if (import.meta.main) {
   const count = Number(process.argv[2] ?? 20_000);
   const out = process.argv[3] ?? join(import.meta.dirname, 'results', 'subjects.json');
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(drawPopulation(count, SEED)));
+  writeFileSync(out, JSON.stringify(drawPopulation(count, SUBJECTS_SEED)));
   console.error(`[subjects] wrote ${count} subjects to ${out}`);
 }
