@@ -3,7 +3,7 @@
  * them: `node loadtest/band-rates.ts [count]` (default 3000).
  *
  * Scores the first `count` subjects of `loadtest/subjects.ts` (same generator and seed as
- * `npm run subjects`) through `POST /v1/score` with a bureau key made for the run, twice: with no
+ * `npm run subjects`; with `--legacy`, the draw it used before 2026.12.0) through `POST /v1/score` with a bureau key made for the run, twice: with no
  * context, and with a context whose collection moment is `payment`. Prints, per band, its share
  * and the action each call got, plus the share of routable addresses whose network type is
  * unknown (no `as_type` in the resolution). Starts its own API node on a free port unless
@@ -17,13 +17,16 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { BANDS, type Band } from '../shared/contract/response.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
-import { drawPopulation } from '../shared/scoring/calibration/population.ts';
+import { drawBootstrap } from '../shared/scoring/calibration/bootstrap.ts';
+import { drawLegacyPopulation } from '../shared/scoring/calibration/population.ts';
 import { SUBJECTS_SEED } from './subjects.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const count = Number(process.argv[2] ?? 3000);
+const args = process.argv.slice(2);
+const legacy = args.includes('--legacy');
+const count = Number(args.find((a) => !a.startsWith('--')) ?? 3000);
 if (!Number.isInteger(count) || count <= 0) {
-  console.error('usage: node loadtest/band-rates.ts [count > 0]');
+  console.error('usage: node loadtest/band-rates.ts [count > 0] [--legacy]');
   process.exit(2);
 }
 
@@ -69,7 +72,10 @@ const { api_key: key } = await store.createKey(org.org_id);
 redis.disconnect();
 
 const node = process.env.BASE_URL ? { url: process.env.BASE_URL, stop: () => undefined } : await startNode();
-const subjects = drawPopulation(count, SUBJECTS_SEED);
+// --legacy: the population loadtest/subjects.ts drew before 2026.12.0 (the issue's BEFORE figures).
+const subjects = legacy
+  ? drawLegacyPopulation(count, SUBJECTS_SEED)
+  : drawBootstrap(count, SUBJECTS_SEED).subjects;
 const PAYMENT = { sector: 'ecommerce', geography: {}, collection_point: { moment: 'payment' } };
 
 interface Scored {
@@ -105,7 +111,9 @@ try {
   const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)} %`;
   const actions = (rows: Scored[], band: Band) =>
     [...new Set(rows.filter((r) => r.band === band).map((r) => r.recommended_action))].join(', ') || '-';
-  console.log(`score_version ${version}, ${count} subjects (loadtest/subjects.ts seed ${SUBJECTS_SEED})\n`);
+  console.log(
+    `score_version ${version}, ${count} subjects (${legacy ? 'legacy population' : 'loadtest/subjects.ts'}, seed ${SUBJECTS_SEED})\n`,
+  );
   console.log('| band | share | recommended action (no context / `moment: payment`) |');
   console.log('|---|---|---|');
   for (const band of BANDS) {

@@ -30,6 +30,7 @@ import { ExplainCache } from './explain-cache.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { Scorer } from './scorer.ts';
+import { VersionFollower } from './version-follower.ts';
 
 let cfg;
 try {
@@ -101,6 +102,16 @@ const ledger = new LedgerLookup({
   timeoutMs: cfg.LEDGER_TIMEOUT_MS,
   resetMs: cfg.LEDGER_BREAKER_RESET_MS,
 });
+// Default and challenger versions follow the admin CLI; the snapshot subscriber filters channels.
+const versions = new VersionFollower({
+  redis: redisBg,
+  subscriber: redisSnapshotSub,
+  key: cfg.SCORE_VERSION_KEY,
+  ...(cfg.SCORE_CHALLENGER ? { configuredChallenger: cfg.SCORE_CHALLENGER } : {}),
+  pollMs: cfg.CAPABILITY_POLL_S * 1000,
+  log,
+});
+void versions.start();
 const health = () => capabilityHealth(capabilities, snapshots, ledger);
 const metrics = new ApiMetrics({
   capabilities: health,
@@ -120,6 +131,7 @@ const shutdown = handleShutdown(log, async () => {
   await audit.close();
   await ch.close();
   snapshots.stop();
+  versions.stop();
   ledger.shutdown();
   for (const r of [redis, redisBg, redisSub, redisSnapshots, redisSnapshotSub, redisLedger, redisExplain])
     r.disconnect();
@@ -154,12 +166,14 @@ const app = buildApp({
     snapshots,
     capabilities,
     ledger,
+    versions: () => versions.current,
   }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   recent: explainCache,
   ready: () => auth.ready && snapshots.ready,
   capabilities: health,
   metrics,
+  versions: () => versions.current,
 });
 
 const server = app.listen(cfg.PORT, cfg.HOST);
