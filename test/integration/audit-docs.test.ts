@@ -55,6 +55,12 @@ describe('docs/data.md ready queries', () => {
       row(i + 1, {
         primary_risk_factor: i % 3 ? 'NDC_RANGE_HIGH_RISK' : '',
         degraded_sources: i % 4 ? [] : ['ip_anonymiser'],
+        raw_risk: i * 5,
+        fired_components: i % 3 ? ['NDC_RANGE_ELEVATED'] : [],
+        // Half the rows were scored with a silent challenger beside the default.
+        challenger_version: i % 2 ? '2026.12.1' : '',
+        challenger_score: i % 2 ? i * 8 : null,
+        challenger_band: i % 2 ? ['minimal', 'low', 'medium', 'high', 'critical'][(i + 1) % 5] : '',
       }),
     );
     rows.push(row(0, { score_id: DOC_ID, scored_at: Math.floor(parseInt(DOC_ID.slice(3, 15), 16) / 1000) }));
