@@ -44,6 +44,11 @@ export class Scorer {
     this.deps = deps;
   }
 
+  /** The score versions in force on this node. */
+  versionState(): VersionState {
+    return this.deps.versions?.() ?? AS_RELEASED;
+  }
+
   /**
    * Starts the live ledger lookup for a caller whose tier includes it (else undefined). Meant to
    * run while the controls script is in flight; it never rejects.
@@ -89,7 +94,7 @@ export class Scorer {
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
     const evidence = gatherEvidence(req.subject, sources, reputation);
 
-    const { default: version, challenger } = this.deps.versions?.() ?? AS_RELEASED;
+    const { default: version, challenger } = this.versionState();
     const input = { evidence, context, contextId: req.context_id, degraded };
     const scored = score({ ...input, version });
     // The silent challenger: same evidence, its own version; only the audit row sees it.
