@@ -20,6 +20,7 @@ import { parseNdcFeed } from '../../capabilities/feeds/ndc-feed.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
 import { buildRangeSet } from '../../capabilities/range-set.ts';
 import { VPN_PROXY_KINDS } from '../../capabilities/snapshots.ts';
+import { loadConfig } from '../../config.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { bandFor, evaluate, gateBand } from '../engine.ts';
 import { gatherEvidence, type EvidenceSources } from '../evidence.ts';
@@ -150,7 +151,11 @@ async function build(def: VersionDefinition, sources: EvidenceSources, days: num
     'shared/scoring/calibration/bootstrap.ts: valid mobile numbers and size-weighted announced IPv4 space, ' +
     `with risk evidence at the rates of BOOTSTRAP_RATES ${JSON.stringify(BOOTSTRAP_RATES)}`;
   if (days !== undefined) {
-    const history = await historyRaws(def, days);
+    const cfg = loadConfig();
+    const history = await historyRaws(def, days, {
+      url: cfg.CLICKHOUSE_URL,
+      database: cfg.CLICKHOUSE_DATABASE,
+    });
     const fromHistory = history.rows.map((r) => historyMember(r, def));
     const kind =
       fromHistory.length >= MIN_HISTORY ? 'history' : fromHistory.length === 0 ? 'bootstrap' : 'blend';

@@ -9,7 +9,6 @@
  */
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../../clients/sql.ts';
-import { loadConfig } from '../../config.ts';
 import type { VersionDefinition } from '../weights.ts';
 import { VERSION_DEFINITIONS } from '../weights.ts';
 
@@ -24,10 +23,10 @@ const samePoints = (a: VersionDefinition, b: VersionDefinition) =>
 export async function historyRaws(
   def: VersionDefinition,
   days: number,
+  where: { url: string; database: string },
 ): Promise<{ rows: HistoryRow[]; versions: string[]; skipped: number }> {
-  const cfg = loadConfig();
-  const ch = createClickHouse(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 300_000 });
-  const table = `${quoteIdent(cfg.CLICKHOUSE_DATABASE)}.scores`;
+  const ch = createClickHouse(where.url, { requestTimeoutMs: 300_000 });
+  const table = `${quoteIdent(where.database)}.scores`;
   const versions = VERSION_DEFINITIONS.filter((v) => samePoints(v, def)).map((v) => v.id);
   const since = `scored_at >= toDateTime(${Math.floor(Date.now() / 1000) - days * 86_400})`;
   try {
