@@ -168,7 +168,7 @@ export function bandFor(
  */
 export function gateBand(
   band: Band,
-  components: readonly ComponentResult[],
+  components: readonly Pick<ComponentResult, 'verdict'>[],
   gates: VersionDefinition['gates'],
 ): Band {
   if (!gates) return band;

@@ -101,8 +101,13 @@ export function bandRates(
   const counts: Record<Band, number> = { minimal: 0, low: 0, medium: 0, high: 0, critical: 0 };
   for (const m of members) {
     const band = bandFor(percentileRank(m.raw, version.calibration), version);
-    const comps = [...m.verdicts].map((verdict) => ({ component: 'x', verdict, contribution: 0 }));
-    counts[gateBand(band, comps as never, version.gates)]++;
+    counts[
+      gateBand(
+        band,
+        [...m.verdicts].map((verdict) => ({ verdict })),
+        version.gates,
+      )
+    ]++;
   }
   const out = {} as Record<Band, number>;
   for (const [b, n] of Object.entries(counts)) out[b as Band] = Number((n / members.length).toFixed(4));

@@ -1,8 +1,7 @@
 /**
- * Seeded synthetic populations: the bootstrap reference population a calibration starts from
- * (and the load tests' population, loadtest/subjects.ts), and the legacy draw the versions
- * before 2026.12.0 were calibrated on. Rates and sources: docs/scoring.md "The bootstrap
- * population"; the constants below are the one place they are set.
+ * The seeded generator and subject shape of the synthetic populations, and the legacy draw the
+ * versions before 2026.12.0 were calibrated on. The bootstrap population of later versions (and
+ * of the load tests) is drawn by bootstrap.ts.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
