@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { historyRaws } from '../../shared/scoring/calibration/history.ts';
 import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
-import { cfg, clickhouse } from '../helpers/fixtures.ts';
+import { clickhouse } from '../helpers/fixtures.ts';
 
 const DB = 'frs_calibration_history_test';
 
@@ -56,7 +56,7 @@ describe('calibration from the scored population', () => {
 
   it('counts each subject once per day, across organisations, only under the same points', async () => {
     const candidate = VERSION_DEFINITIONS.find((v) => v.id === '2026.12.1')!;
-    const h = await historyRaws(candidate, 30, { url: cfg.CLICKHOUSE_URL, database: DB });
+    const h = await historyRaws(candidate, 30, ch, DB);
     expect(h.versions).toEqual(['2026.12.0', '2026.12.1']);
     expect(h.skipped).toBe(1);
     expect(h.rows.map((r) => r.raw).sort((a, b) => a - b)).toEqual([0, 0, 45, 45]);

@@ -20,6 +20,7 @@ import { parseNdcFeed } from '../../capabilities/feeds/ndc-feed.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
 import { buildRangeSet } from '../../capabilities/range-set.ts';
 import { VPN_PROXY_KINDS } from '../../capabilities/snapshots.ts';
+import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { bandFor, evaluate, gateBand } from '../engine.ts';
@@ -157,10 +158,8 @@ async function build(def: VersionDefinition, sources: EvidenceSources, days: num
     `with risk evidence at the rates of BOOTSTRAP_RATES ${JSON.stringify(BOOTSTRAP_RATES)}`;
   if (days !== undefined) {
     const cfg = loadConfig();
-    const history = await historyRaws(def, days, {
-      url: cfg.CLICKHOUSE_URL,
-      database: cfg.CLICKHOUSE_DATABASE,
-    });
+    const ch = createClickHouse(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 300_000 });
+    const history = await historyRaws(def, days, ch, cfg.CLICKHOUSE_DATABASE).finally(() => ch.close());
     const fromHistory = history.rows.map((r) => historyMember(r, def));
     const kind =
       fromHistory.length >= MIN_HISTORY ? 'history' : fromHistory.length === 0 ? 'bootstrap' : 'blend';

@@ -7,7 +7,7 @@
  * the same points as the version being built: a raw risk is only comparable under one set of
  * points. Rows of other versions are counted and reported, not used.
  */
-import { createClickHouse } from '../../clients/clickhouse.ts';
+import type { ClickHouseClient } from '../../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../../clients/sql.ts';
 import type { VersionDefinition } from '../weights.ts';
 import { VERSION_DEFINITIONS } from '../weights.ts';
@@ -23,31 +23,27 @@ const samePoints = (a: VersionDefinition, b: VersionDefinition) =>
 export async function historyRaws(
   def: VersionDefinition,
   days: number,
-  where: { url: string; database: string },
+  ch: ClickHouseClient,
+  database: string,
 ): Promise<{ rows: HistoryRow[]; versions: string[]; skipped: number }> {
-  const ch = createClickHouse(where.url, { requestTimeoutMs: 300_000 });
-  const table = `${quoteIdent(where.database)}.scores`;
+  const table = `${quoteIdent(database)}.scores`;
   const versions = VERSION_DEFINITIONS.filter((v) => samePoints(v, def)).map((v) => v.id);
   const since = `scored_at >= toDateTime(${Math.floor(Date.now() / 1000) - days * 86_400})`;
-  try {
-    const rs = await ch.query({
-      query: `SELECT any(raw_risk) AS raw, any(fired_components) AS fired
+  const rs = await ch.query({
+    query: `SELECT any(raw_risk) AS raw, any(fired_components) AS fired
               FROM ${table}
               WHERE ${since} AND score_version IN (${versions.map(quote).join(', ')})
               GROUP BY toDate(scored_at) AS day, cityHash64(visitParamExtractRaw(request_json, 'subject')) AS subject`,
-      format: 'JSONEachRow',
-    });
-    const rows = (await rs.json<{ raw: number; fired: string[] }>()).map((r) => ({
-      raw: Number(r.raw),
-      fired: r.fired,
-    }));
-    const other = await ch.query({
-      query: `SELECT count() AS n FROM ${table} WHERE ${since} AND score_version NOT IN (${versions.map(quote).join(', ')})`,
-      format: 'JSONEachRow',
-    });
-    const [{ n } = { n: 0 }] = await other.json<{ n: string | number }>();
-    return { rows, versions, skipped: Number(n) };
-  } finally {
-    await ch.close();
-  }
+    format: 'JSONEachRow',
+  });
+  const rows = (await rs.json<{ raw: number; fired: string[] }>()).map((r) => ({
+    raw: Number(r.raw),
+    fired: r.fired,
+  }));
+  const other = await ch.query({
+    query: `SELECT count() AS n FROM ${table} WHERE ${since} AND score_version NOT IN (${versions.map(quote).join(', ')})`,
+    format: 'JSONEachRow',
+  });
+  const [{ n } = { n: 0 }] = await other.json<{ n: string | number }>();
+  return { rows, versions, skipped: Number(n) };
 }
