@@ -26,6 +26,13 @@ export class VersionFollower {
   constructor(deps: VersionFollowerDeps) {
     this.deps = deps;
     this.current = effectiveState({}, deps.configuredChallenger);
+    if (deps.configuredChallenger && !this.current.challenger) {
+      // Said once at start: an unknown, retired or default version cannot be the challenger.
+      deps.log.warn(
+        { challenger: deps.configuredChallenger },
+        'SCORE_CHALLENGER is not a usable challenger; ignored',
+      );
+    }
   }
 
   async start(): Promise<void> {
