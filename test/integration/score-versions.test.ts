@@ -60,7 +60,9 @@ describe('score versions at run time: silent challenger, promotion and retiremen
   };
   const record = async (scoreId: string) =>
     AuditRecord.parse(
-      JSON.parse(await waitFor('the audit record copy', () => cache.get(explainKey(scoreId)), 30_000)),
+      JSON.parse(
+        await waitFor('the audit record copy', () => cache.get(explainKey(org.orgId, scoreId)), 30_000),
+      ),
     );
   const health = async (node: ApiNode) =>
     HealthResponse.parse(await (await fetch(`${node.url}/v1/health`)).json()).score_versions;

@@ -4,6 +4,7 @@ import { readBandRates } from '../../../shared/scoring/version-files.ts';
 import { AS_RELEASED, type VersionState } from '../../../shared/scoring/version-state.ts';
 import { SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
+import { metricsAccess } from '../http/metrics-access.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
 export interface HealthRouteDeps {
@@ -12,11 +13,16 @@ export interface HealthRouteDeps {
   capabilities: () => Record<string, CapabilityHealth>;
   metrics: ApiMetrics;
   versions?: () => VersionState;
+  /** Bearer token for /metrics; without one only loopback clients may read it. */
+  metricsToken?: string;
 }
 
 const BAND_RATES = readBandRates();
 
-/** /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for Prometheus. */
+/**
+ * /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for
+ * Prometheus (token or loopback only, see metrics-access.ts).
+ */
 export function healthRoutes(deps: HealthRouteDeps): Router {
   const router = Router();
   router.get('/livez', (_req, res) => {
@@ -35,7 +41,7 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
     };
     res.json(body);
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', metricsAccess(deps.metricsToken), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   return router;
