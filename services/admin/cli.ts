@@ -12,6 +12,7 @@
  *   context list --org ORG_ID
  *   user create --org ORG_ID --email E   (a portal user; prints a one-time setup link, 24 h)
  *   user link --email E                  (a new setup link: lost link or forgotten password)
+ *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -28,6 +29,7 @@ import {
   OrgStore,
   type OrgUpdate,
 } from '../../shared/orgs/store.ts';
+import { VersionAdmin } from '../../shared/scoring/version-state.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -41,7 +43,11 @@ const USAGE = `usage:
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
   admin user create --org ORG_ID --email EMAIL
-  admin user link --email EMAIL`;
+  admin user link --email EMAIL
+  admin version show
+  admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
+  admin version promote --id VERSION               (the default on every node within seconds)
+  admin version retire --id VERSION                (no new score uses it; stored scores still explain)`;
 
 class UsageError extends Error {}
 
@@ -98,12 +104,16 @@ function setupLink(portalUrl: string, token: string) {
   };
 }
 
-export async function run(
-  argv: string[],
-  store: OrgStore,
-  users: UserStore,
-  portalUrl = 'http://127.0.0.1:8090',
-): Promise<unknown> {
+/** What some commands need besides the organisation store. */
+export interface AdminDeps {
+  versions?: VersionAdmin;
+  users?: UserStore;
+  /** Base of portal setup links. */
+  portalUrl?: string;
+}
+
+export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
+  const { versions, portalUrl = 'http://127.0.0.1:8090' } = deps;
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -120,6 +130,7 @@ export async function run(
       json: { type: 'string' },
       email: { type: 'string' },
       label: { type: 'string' },
+      clear: { type: 'boolean' },
     },
   });
   const [noun, verb] = positionals;
@@ -201,14 +212,31 @@ export async function run(
       if (!(await store.getOrg(orgId))) throw new UsageError(`unknown organisation ${orgId}`);
       const email = Email.safeParse(need(values.email, 'email'));
       if (!email.success) throw new UsageError('--email must be an email address');
-      const { user, setupToken } = await users.create(orgId, email.data);
+      if (!deps.users) throw new UsageError('user commands need the user store');
+      const { user, setupToken } = await deps.users.create(orgId, email.data);
       return { user_id: user.user_id, org_id: orgId, email: user.email, ...setupLink(portalUrl, setupToken) };
     }
     case 'user link': {
-      const user = await users.byEmail(need(values.email, 'email'));
+      if (!deps.users) throw new UsageError('user commands need the user store');
+      const user = await deps.users.byEmail(need(values.email, 'email'));
       if (!user) throw new UsageError(`no portal user ${values.email}`);
-      const token = await users.issueSetupToken(user.user_id);
+      const token = await deps.users.issueSetupToken(user.user_id);
       return { user_id: user.user_id, email: user.email, ...setupLink(portalUrl, token) };
+    }
+    case 'version show':
+    case 'version challenger':
+    case 'version promote':
+    case 'version retire': {
+      if (!versions) throw new UsageError('version commands need the version state');
+      try {
+        if (verb === 'challenger') await versions.setChallenger(values.clear ? null : need(values.id, 'id'));
+        else if (verb === 'promote') await versions.promote(need(values.id, 'id'));
+        else if (verb === 'retire') await versions.retire(need(values.id, 'id'));
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        throw new UsageError((err as Error).message);
+      }
+      return versions.show(process.env.SCORE_CHALLENGER);
     }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
@@ -219,7 +247,11 @@ if (import.meta.main) {
   const cfg = loadPortalConfig();
   const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-admin' });
   try {
-    const out = await run(process.argv.slice(2), new OrgStore(redis), new UserStore(redis), cfg.PORTAL_URL);
+    const out = await run(process.argv.slice(2), new OrgStore(redis), {
+      versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
+      users: new UserStore(redis),
+      portalUrl: cfg.PORTAL_URL,
+    });
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
