@@ -140,20 +140,19 @@ void (async () => {
   }
 })();
 
+const scorerDeps = { nodeId, snapshots, capabilities, ledger };
+
 const app = buildApp({
   log,
   auth,
   controls:
     cfg.CONTROLS === 'on' ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT }) : NO_CONTROLS,
   scorer: new Scorer({
-    nodeId,
+    ...scorerDeps,
     publish: (scoreId, recordJson) => {
-      audit.publish(scoreId, recordJson);
       explainCache.put(scoreId, recordJson);
+      return audit.publish(scoreId, recordJson);
     },
-    snapshots,
-    capabilities,
-    ledger,
   }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   recent: explainCache,
