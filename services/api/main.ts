@@ -30,6 +30,7 @@ import { ExplainCache } from './explain-cache.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { Scorer } from './scorer.ts';
+import { warmUpScorePath } from './warm-up.ts';
 
 let cfg;
 try {
@@ -93,7 +94,7 @@ const snapshots = new SnapshotCache({
     }),
 });
 // Not awaited: the node listens (and answers /livez) while loading; /readyz waits for it.
-void snapshots.start();
+const snapshotsLoaded = snapshots.start();
 const ledger = new LedgerLookup({
   redis: redisLedger,
   key: (version) => store.ledgerKey(version),
@@ -141,6 +142,15 @@ void (async () => {
 })();
 
 const scorerDeps = { nodeId, snapshots, capabilities, ledger };
+// No cold node in rotation: /readyz waits until the score path ran over the loaded snapshots.
+let warmedUp = false;
+void snapshotsLoaded
+  .then(() => warmUpScorePath(new Scorer({ ...scorerDeps, publish: async () => undefined })))
+  .then(
+    (w) => log.info(w, 'score path warmed up'),
+    (err: unknown) => log.warn({ err: String(err) }, 'score path warm-up failed'),
+  )
+  .finally(() => (warmedUp = true));
 
 const app = buildApp({
   log,
@@ -156,7 +166,7 @@ const app = buildApp({
   }),
   history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
   recent: explainCache,
-  ready: () => auth.ready && snapshots.ready,
+  ready: () => auth.ready && snapshots.ready && warmedUp,
   capabilities: health,
   metrics,
 });
