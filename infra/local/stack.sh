@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The local stack without Docker: Redis, ClickHouse and Kafka on loopback under .stack/.
-#   stack.sh install install what is missing (Debian packages, Kafka jars), start nothing
+#   stack.sh install install what is missing (Debian packages, Kafka jars, Schemathesis), start nothing
 #   stack.sh up      install what is missing (first run only), start what is not running,
 #                    apply ClickHouse migrations and create Kafka topics
 #   stack.sh down    stop exactly what `up` started (by pid)
@@ -13,7 +13,9 @@ install() {
   bash "$HERE/redis.sh" install
   bash "$HERE/clickhouse.sh" install
   bash "$HERE/kafka.sh" install
-  log "redis, clickhouse and kafka are installed"
+  # The contract test's fuzzer (test/contract/schemathesis.test.ts), from PyPI into .tools/.
+  bash "$HERE/schemathesis.sh" install
+  log "redis, clickhouse, kafka and schemathesis are installed"
 }
 
 up() {

@@ -56,6 +56,10 @@ export const ERROR_CODES = {
   E_UNKNOWN_SCORE_VERSION: { status: 422, meaning: 'The requested score version does not exist.' },
   E_RATE_LIMITED: { status: 429, meaning: "The organisation's per-second rate was exceeded in this second." },
   E_INTERNAL: { status: 500, meaning: 'Unexpected failure; the request is not billed.' },
+  E_HISTORY_UNAVAILABLE: {
+    status: 503,
+    meaning: 'Explain only: score history cannot be read right now; retry after `Retry-After`.',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -8,7 +8,7 @@ import './request.ts';
 import './response.ts';
 
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
-export const CONTRACT_VERSION = '1.1.0';
+export const CONTRACT_VERSION = '1.2.0';
 
 const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions'];
 const RESPONSE_SCHEMAS = [
@@ -74,6 +74,11 @@ const HEADERS = {
       type: 'string',
       enum: ['true'],
     },
+  ),
+  'Idempotency-Status': header(
+    '`unavailable` when the request carried an Idempotency-Key while idempotency could not be checked ' +
+      '(Redis unreachable): it was scored and billed as new, so a retry may score again.',
+    { type: 'string', enum: ['unavailable'] },
   ),
   'WWW-Authenticate': header('The scheme to authenticate with.', { type: 'string', enum: ['Bearer'] }),
   Allow: header('The methods the route accepts.', { type: 'string' }),
@@ -171,6 +176,12 @@ const RESPONSES = {
     'No score with this id for this organisation: unknown, made by another organisation, or past retention.',
     ['E_SCORE_NOT_FOUND'],
   ),
+  HistoryUnavailable: errorResponse(
+    'Score history cannot be read right now (the score is past the fresh-score cache and ClickHouse is ' +
+      'unreachable). Not a missing score: retry.',
+    ['E_HISTORY_UNAVAILABLE'],
+    ['Retry-After'],
+  ),
   Internal: errorResponse('Unexpected failure. Scoring never answers 5xx for an upstream outage.', [
     'E_INTERNAL',
   ]),
@@ -216,6 +227,7 @@ function document(): Record<string, unknown> {
       'X-RateLimit-Remaining',
       'X-Credits-Remaining',
       'Idempotent-Replayed',
+      'Idempotency-Status',
     ].map((n) => [n, h(n)]),
   );
   const reqId = { 'X-Request-Id': h('X-Request-Id') };
@@ -232,7 +244,7 @@ function document(): Record<string, unknown> {
         'an unknown route answers 404 `E_NOT_FOUND`. The registries of component keys, reason codes, benign ' +
         'exclusions and error codes are published at the document root as `x-component-keys`, `x-reason-codes`, ' +
         '`x-benign-exclusions` and `x-error-codes`.',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local stack (`npm start`)' }],
     security: [{ bearer: [] }],
@@ -337,6 +349,7 @@ function document(): Record<string, unknown> {
             '401': r('Unauthenticated'),
             '404': r('ScoreNotFound'),
             '500': r('Internal'),
+            '503': r('HistoryUnavailable'),
           },
         },
       },

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { HealthResponse } from '../../../shared/contract/response.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
+import { methodNotAllowed } from '../http/errors.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
 export interface HealthRouteDeps {
@@ -37,5 +38,7 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
   router.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+  // Registered after the GETs: any other method (TRACE, POST, ...) is a 405 with `Allow`, not a 404.
+  router.all(['/livez', '/readyz', '/v1/health', '/metrics'], methodNotAllowed(['GET']));
   return router;
 }

@@ -1,0 +1,25 @@
+"""Schemathesis hooks for test/contract/schemathesis.test.ts.
+
+`context_id` refers to server state: a context the organisation saved earlier. The document can
+say what a valid id looks like, not which ids exist, so a generated one names nothing and is
+refused with 422 E_UNKNOWN_CONTEXT, as the contract says. Like a real id in a path parameter, the
+run uses the context the test saved (FRS_SAVED_CONTEXT_ID) wherever a generated body carries a
+`context_id` that is valid by the document; a value the document forbids is left alone, so
+negative cases stay negative.
+"""
+
+import os
+
+import schemathesis
+
+SAVED = os.environ["FRS_SAVED_CONTEXT_ID"]
+
+
+@schemathesis.hook
+def map_case(context, case):
+    body = case.body
+    if case.operation.path == "/v1/score" and isinstance(body, dict):
+        given = body.get("context_id")
+        if isinstance(given, str) and 1 <= len(given) <= 128:
+            body["context_id"] = SAVED
+    return case
