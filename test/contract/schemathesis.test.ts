@@ -74,6 +74,8 @@ describe('Schemathesis --checks all over the served document', () => {
     ];
     const result = await run(bin, args, {
       maxBuffer: 64 * 1024 * 1024,
+      // Its caches (.hypothesis/, .schemathesis/) land in the temporary folder, not the checkout.
+      cwd: reports,
       env: {
         ...process.env,
         SCHEMATHESIS_HOOKS: HOOKS,
