@@ -6,7 +6,7 @@ export interface Shutdown {
 }
 
 /**
- * Ordered, once-only shutdown for a composition root (architecture rule 8). On SIGTERM or
+ * Ordered, once-only shutdown for a composition root (stop taking work, drain, flush, close clients, in that order). On SIGTERM or
  * SIGINT it runs `steps` and exits 0, or 1 if a step threw; an uncaught exception is logged,
  * runs the same steps, and exits 1 whatever they did.
  */

@@ -5,7 +5,7 @@ import { componentSchemas } from '../../shared/contract/openapi.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
 
-/** decisions.md "Retrieval, contract, health" on /v1/openapi.yaml; spec sections 4, 7, 8 and 9. */
+/** docs/contract.md "Endpoints", "Validation and errors", "Limits and billing" and "Versioning", as served. */
 describe('GET /v1/openapi.yaml', () => {
   let h: Harness;
   let doc: OpenApiDoc;
