@@ -698,7 +698,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/yaml': string;
+          'application/yaml': {
+            [key: string]: unknown;
+          };
         };
       };
       404: components['responses']['NotFound'];

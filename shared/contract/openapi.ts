@@ -416,7 +416,16 @@ function document(): Record<string, unknown> {
             '200': {
               description: 'The OpenAPI 3.1 document of the deployed API.',
               headers: reqId,
-              content: { 'application/yaml': { schema: { type: 'string' } } },
+              // A YAML body parses to a mapping: `type: string` would fail any client that parses it.
+              content: {
+                'application/yaml': {
+                  schema: {
+                    type: 'object',
+                    additionalProperties: true,
+                    description: 'An OpenAPI 3.1 document.',
+                  },
+                },
+              },
             },
             '404': r('NotFound'),
             '405': r('MethodNotAllowed'),
