@@ -386,6 +386,9 @@ export interface components {
     CreditsExhausted: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+        'X-Credits-Remaining': components['headers']['X-Credits-Remaining'];
         [name: string]: unknown;
       };
       content: {
@@ -418,6 +421,9 @@ export interface components {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'Retry-After': components['headers']['Retry-After'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+        'X-Credits-Remaining': components['headers']['X-Credits-Remaining'];
         [name: string]: unknown;
       };
       content: {
@@ -461,6 +467,7 @@ export interface components {
         'Retry-After': components['headers']['Retry-After'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
         'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+        'X-Credits-Remaining': components['headers']['X-Credits-Remaining'];
         [name: string]: unknown;
       };
       content: {

@@ -84,6 +84,13 @@ const HEADERS = {
   Allow: header('The methods the route accepts.', { type: 'string' }),
 };
 
+/** What every answer from the rate limiter onwards carries (not 401, 403, 422: decided before it). */
+const CONTROL_HEADERS: (keyof typeof HEADERS)[] = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-Credits-Remaining',
+];
+
 function errorExample(code: ErrorCode, field?: string) {
   return { errors: [{ code, message: ERROR_CODES[code].meaning, ...(field ? { field } : {}) }] };
 }
@@ -118,6 +125,7 @@ const RESPONSES = {
   CreditsExhausted: errorResponse(
     'Credits for the period are used up beyond the overdraft grace. Not billed, not scored.',
     ['E_CREDITS_EXHAUSTED'],
+    CONTROL_HEADERS,
   ),
   EntitlementRequired: errorResponse(
     "An option the organisation's tier does not include. Not billed, not scored.",
@@ -133,7 +141,7 @@ const RESPONSES = {
   Conflict: errorResponse(
     'Idempotency conflict, or a retired score version. Not billed, not scored.',
     ['E_IDEMPOTENCY_MISMATCH', 'E_IDEMPOTENCY_IN_PROGRESS', 'E_SCORE_VERSION_RETIRED'],
-    ['Retry-After'],
+    ['Retry-After', ...CONTROL_HEADERS],
   ),
   PayloadTooLarge: errorResponse('The body is larger than 64 KiB.', ['E_PAYLOAD_TOO_LARGE']),
   UnsupportedMediaType: errorResponse('The body is not application/json.', ['E_UNSUPPORTED_MEDIA_TYPE']),
@@ -169,7 +177,7 @@ const RESPONSES = {
   RateLimited: errorResponse(
     "The organisation's per-second rate was exceeded in this second. Not billed, not scored.",
     ['E_RATE_LIMITED'],
-    ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'],
+    ['Retry-After', ...CONTROL_HEADERS],
   ),
   NotFound: errorResponse('No such route or resource.', ['E_NOT_FOUND']),
   ScoreNotFound: errorResponse(

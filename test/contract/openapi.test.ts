@@ -101,7 +101,13 @@ describe('GET /v1/openapi.yaml', () => {
     );
     const rateLimited = doc.components.responses.RateLimited!;
     expect(Object.keys(rateLimited.headers!).sort()).toEqual(
-      ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Request-Id'].sort(),
+      [
+        'Retry-After',
+        'X-Credits-Remaining',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-Request-Id',
+      ].sort(),
     );
     expect(Object.keys(doc.components.responses.Unauthenticated!.headers!)).toContain('WWW-Authenticate');
     expect(Object.keys(doc.components.responses.Conflict!.headers!)).toContain('Retry-After');
