@@ -474,6 +474,17 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description Score history cannot answer now (unreachable, or too many lookups in flight). Codes: `E_HISTORY_UNAVAILABLE`, `E_HISTORY_BUSY`. */
+    HistoryUnavailable: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'Retry-After': components['headers']['Retry-After'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description No such route or resource. Codes: `E_NOT_FOUND`. */
     NotFound: {
       headers: {
@@ -488,17 +499,6 @@ export interface components {
     ScoreNotFound: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description Score history cannot be read right now (the score is past the fresh-score cache and ClickHouse is unreachable). Not a missing score: retry. Codes: `E_HISTORY_UNAVAILABLE`. */
-    HistoryUnavailable: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'Retry-After': components['headers']['Retry-After'];
         [name: string]: unknown;
       };
       content: {
@@ -609,6 +609,7 @@ export interface operations {
       };
       401: components['responses']['Unauthenticated'];
       404: components['responses']['ScoreNotFound'];
+      429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['HistoryUnavailable'];
     };
@@ -633,6 +634,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
     };
   };
   livez: {
@@ -655,6 +657,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
     };
   };
   readyz: {
@@ -677,6 +680,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       /** @description Still loading the capability caches. */
       503: {
         headers: {
@@ -712,6 +716,7 @@ export interface operations {
       };
       404: components['responses']['NotFound'];
       405: components['responses']['MethodNotAllowed'];
+      429: components['responses']['RateLimited'];
     };
   };
 }

@@ -17,7 +17,13 @@ import { loadConfig } from '../../shared/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';
-import { CONTEXT_ID, ENTITLEMENT_ITEMS, OrgStore, type OrgUpdate } from '../../shared/orgs/store.ts';
+import {
+  CONTEXT_ID,
+  ENTITLEMENT_ITEMS,
+  ORG_NAME,
+  OrgStore,
+  type OrgUpdate,
+} from '../../shared/orgs/store.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -67,6 +73,12 @@ function jsonArg(value: string): unknown {
   }
 }
 
+function nameArg(value: string): string {
+  const name = ORG_NAME.safeParse(value);
+  if (!name.success) throw new UsageError(`--name ${name.error.issues[0]!.message}`);
+  return name.data;
+}
+
 function tierArg(value: string | undefined) {
   const tier = z.enum(TIERS).safeParse(value);
   if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
@@ -94,7 +106,7 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
   switch (`${noun} ${verb}`) {
     case 'org create': {
       return store.createOrg({
-        name: need(values.name, 'name'),
+        name: nameArg(need(values.name, 'name')),
         tier: tierArg(values.tier),
         rateRps: num(values['rate-rps'], 'rate-rps', true),
         credits: num(values.credits, 'credits'),

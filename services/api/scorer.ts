@@ -17,7 +17,7 @@ import type { Admitted } from './score-admission.ts';
 export interface ScorerDeps {
   nodeId: string;
   /** Takes the serialized audit record of each score; must not block (see AuditPublisher). */
-  publish: (scoreId: string, recordJson: string) => void;
+  publish: (scoreId: string, recordJson: string, orgId: string) => void;
   /** The node's capability snapshots; read once per request, so a swap lands between requests. */
   snapshots: SnapshotCache;
   /** The registry with this deployment's freshness limits. */
@@ -126,7 +126,7 @@ export class Scorer {
       },
       body,
     );
-    this.deps.publish(scoreId, record);
+    this.deps.publish(scoreId, record, principal.org.org_id);
     return body;
   }
 }

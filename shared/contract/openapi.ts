@@ -179,16 +179,15 @@ const RESPONSES = {
     ['E_RATE_LIMITED'],
     ['Retry-After', ...CONTROL_HEADERS],
   ),
+  HistoryUnavailable: errorResponse(
+    'Score history cannot answer now (unreachable, or too many lookups in flight).',
+    ['E_HISTORY_UNAVAILABLE', 'E_HISTORY_BUSY'],
+    ['Retry-After'],
+  ),
   NotFound: errorResponse('No such route or resource.', ['E_NOT_FOUND']),
   ScoreNotFound: errorResponse(
     'No score with this id for this organisation: unknown, made by another organisation, or past retention.',
     ['E_SCORE_NOT_FOUND'],
-  ),
-  HistoryUnavailable: errorResponse(
-    'Score history cannot be read right now (the score is past the fresh-score cache and ClickHouse is ' +
-      'unreachable). Not a missing score: retry.',
-    ['E_HISTORY_UNAVAILABLE'],
-    ['Retry-After'],
   ),
   Internal: errorResponse('Unexpected failure. Scoring never answers 5xx for an upstream outage.', [
     'E_INTERNAL',
@@ -356,6 +355,7 @@ function document(): Record<string, unknown> {
             },
             '401': r('Unauthenticated'),
             '404': r('ScoreNotFound'),
+            '429': r('RateLimited'),
             '500': r('Internal'),
             '503': r('HistoryUnavailable'),
           },
@@ -374,6 +374,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('HealthResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
           },
         },
       },
@@ -390,6 +392,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
           },
         },
       },
@@ -406,6 +410,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
             '503': {
               description: 'Still loading the capability caches.',
               headers: reqId,
@@ -436,6 +442,8 @@ function document(): Record<string, unknown> {
               },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
             '405': r('MethodNotAllowed'),
           },
         },

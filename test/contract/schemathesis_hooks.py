@@ -14,11 +14,15 @@ and mismatches are covered by requests.http and the controls tests.
 """
 
 import os
+import re
 import uuid
 
 import schemathesis
 
 SAVED = os.environ["FRS_SAVED_CONTEXT_ID"]
+# The document's pattern for identifiers (shared/contract/storable-text.ts): a context_id that
+# breaks it is a negative case and keeps its value.
+STORABLE = re.compile("[^\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u202a-\u202e\u2066-\u2069]*")
 
 
 @schemathesis.hook
@@ -26,7 +30,7 @@ def map_case(context, case):
     body = case.body
     if case.operation.path == "/v1/score" and isinstance(body, dict):
         given = body.get("context_id")
-        if isinstance(given, str) and 1 <= len(given) <= 128:
+        if isinstance(given, str) and 1 <= len(given) <= 128 and STORABLE.fullmatch(given):
             body["context_id"] = SAVED
     headers = case.headers
     if case.operation.path == "/v1/score" and headers:

@@ -3,6 +3,7 @@ import type { HealthResponse } from '../../../shared/contract/response.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
 import { methodNotAllowed } from '../http/errors.ts';
+import { metricsAccess } from '../http/metrics-access.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
 export interface HealthRouteDeps {
@@ -10,9 +11,14 @@ export interface HealthRouteDeps {
   ready: () => boolean;
   capabilities: () => Record<string, CapabilityHealth>;
   metrics: ApiMetrics;
+  /** Bearer token for /metrics; without one only loopback clients may read it. */
+  metricsToken?: string;
 }
 
-/** /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for Prometheus. */
+/**
+ * /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for
+ * Prometheus (token or loopback only, see metrics-access.ts).
+ */
 export function healthRoutes(deps: HealthRouteDeps): Router {
   const router = Router();
   router.get('/livez', (_req, res) => {
@@ -35,7 +41,7 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
     };
     res.json(body);
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', metricsAccess(deps.metricsToken), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   // Registered after the GETs: any other method (TRACE, POST, ...) is a 405 with `Allow`, not a 404.
