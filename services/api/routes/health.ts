@@ -45,6 +45,7 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   // Registered after the GETs: any other method (TRACE, POST, ...) is a 405 with `Allow`, not a 404.
-  router.all(['/livez', '/readyz', '/v1/health', '/metrics'], methodNotAllowed(['GET']));
+  // Not /metrics: to a caller it does not exist (metricsAccess), whatever the method.
+  router.all(['/livez', '/readyz', '/v1/health'], methodNotAllowed(['GET']));
   return router;
 }
