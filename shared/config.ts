@@ -78,6 +78,16 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_:-]+$/)
     .default('frs:cap'),
+  /** Redis hash of the run-time score-version state (default, challenger, retired) and, + `:changed`, its channel. */
+  SCORE_VERSION_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_:-]+$/)
+    .default('frs:versions'),
+  /** The silent challenger version when the admin CLI has not set one (`version challenger`). */
+  SCORE_CHALLENGER: z
+    .string()
+    .regex(/^\d{4}\.\d{2}\.\d+$/)
+    .optional(),
   /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
   CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
   /** Overrides of the registry's refresh intervals, e.g. `ip_tor_exit=600`. */

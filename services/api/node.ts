@@ -35,6 +35,7 @@ import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { registerRedisMemory } from './redis-memory.ts';
 import { Scorer } from './scorer.ts';
+import { VersionFollower } from './version-follower.ts';
 
 /**
  * How long requests already received may take to be answered once stopping begins; the audit
@@ -144,6 +145,21 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       }),
       (l) => l.shutdown(),
     );
+    // Default and challenger versions follow the admin CLI; the snapshot subscriber filters channels.
+    const versions = resources.add(
+      'workers',
+      'score version follower',
+      new VersionFollower({
+        redis: redisBg,
+        subscriber: redisSnapshotSub,
+        key: cfg.SCORE_VERSION_KEY,
+        ...(cfg.SCORE_CHALLENGER ? { configuredChallenger: cfg.SCORE_CHALLENGER } : {}),
+        pollMs: cfg.CAPABILITY_POLL_S * 1000,
+        log,
+      }),
+      (v) => v.stop(),
+    );
+    void versions.start();
     const health = () => capabilityHealth(capabilities, snapshots, ledger);
     const metrics = new ApiMetrics({
       capabilities: health,
@@ -198,12 +214,14 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         snapshots,
         capabilities,
         ledger,
+        versions: () => versions.current,
       }),
       history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
       recent: explainCache,
       ready: () => auth.ready && snapshots.ready,
       capabilities: health,
       metrics,
+      versions: () => versions.current,
       ...(cfg.METRICS_TOKEN ? { metricsToken: cfg.METRICS_TOKEN } : {}),
     });
 

@@ -46,6 +46,11 @@ export function toRow(r: AuditRecordEnvelope) {
     request_json: JSON.stringify(r.request),
     response_json: JSON.stringify(res),
     evidence_json: JSON.stringify(r.evidence),
+    raw_risk: r.raw_risk ?? 0,
+    fired_components: r.fired_components ?? [],
+    challenger_version: r.challenger?.score_version ?? '',
+    challenger_score: r.challenger?.score ?? null,
+    challenger_band: r.challenger?.band ?? '',
   };
 }
 

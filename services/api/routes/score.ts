@@ -22,7 +22,9 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
     .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
-      const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org);
+      const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org, (id) =>
+        deps.scorer.versionState().status.get(id),
+      );
       // The live ledger lookup runs on its own connection while the controls script is in flight.
       const reputation = deps.scorer.reputation(admitted, principal);
 
