@@ -177,7 +177,7 @@ export interface components {
        * @example 2026.08.0
        * @enum {string}
        */
-      shadow_version?: '2026.02.0' | '2026.08.0' | '2026.11.0';
+      shadow_version?: '2026.02.0' | '2026.08.0' | '2026.11.0' | '2026.12.0' | '2026.12.1';
     };
     ScoreResponse: {
       /** @description `sc_` + 32 lowercase hex (a UUIDv7). The prefix is fixed by contract. */
@@ -305,8 +305,21 @@ export interface components {
       score_versions: {
         id: string;
         /** @enum {string} */
-        status: 'live' | 'retired';
+        status: 'live' | 'retired' | 'candidate';
         default: boolean;
+        challenger: boolean;
+        /** @description sha256 of points, band floors, gates and calibration */
+        hash: string;
+        band_floors: {
+          low: number;
+          medium: number;
+          high: number;
+          critical: number;
+        };
+        /** @description Measured share of each band on the version's reference population, balanced posture */
+        band_rates: {
+          [key: string]: number;
+        };
       }[];
       /** @description Keyed by component key. One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`. New values may be added; treat unknown ones as opaque. */
       capabilities: {
