@@ -5,6 +5,8 @@ import type { AuditJournal, JournalEntry } from './audit-journal.ts';
 import { StickyPartitioner } from './sticky-partitioner.ts';
 
 export interface AuditPublisherOptions {
+  /** The topic records go to: `scores.v1`, or `outcomes.v1` for the outcome publisher. */
+  topic: string;
   /** Flush when this many records are waiting; also the most records per `sendBatch`. */
   batchSize: number;
   /** Flush at least this often while records are waiting. */
@@ -15,7 +17,13 @@ export interface AuditPublisherOptions {
   probeMs: number;
 }
 
-const DEFAULTS: AuditPublisherOptions = { batchSize: 500, lingerMs: 20, spillAfterMs: 250, probeMs: 1_000 };
+const DEFAULTS: AuditPublisherOptions = {
+  topic: SCORES_TOPIC,
+  batchSize: 500,
+  lingerMs: 20,
+  spillAfterMs: 250,
+  probeMs: 1_000,
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -78,9 +86,9 @@ export class AuditPublisher {
     return this.buffer.length;
   }
 
-  /** Queues one serialized audit record (see serializeAuditRecord); never blocks, never throws. */
-  publish(scoreId: string, recordJson: string): void {
-    this.buffer.push({ key: scoreId, value: recordJson });
+  /** Queues one serialized record (key: its score or outcome id); never blocks, never throws. */
+  publish(id: string, recordJson: string): void {
+    this.buffer.push({ key: id, value: recordJson });
     if (this.buffer.length >= this.opts.batchSize) this.flush();
   }
 
@@ -141,7 +149,7 @@ export class AuditPublisher {
     await this.producer.sendBatch({
       acks: -1,
       compression: CompressionTypes.GZIP,
-      topicMessages: [{ topic: SCORES_TOPIC, messages }],
+      topicMessages: [{ topic: this.opts.topic, messages }],
     });
   }
 

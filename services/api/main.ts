@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka } from '../../shared/clients/kafka.ts';
+import { createKafka, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -29,6 +29,7 @@ import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
+import { OutcomeRecorder } from './outcome-recorder.ts';
 import { Scorer } from './scorer.ts';
 
 let cfg;
@@ -64,13 +65,25 @@ const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
 // One journal directory per node, stable across restarts (NODE_ID, else the port), so a restarted
 // node replays what it spilled before.
-const journalDir = join(cfg.AUDIT_JOURNAL_DIR, (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'));
+const nodeDir = (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_');
+const journalDir = join(cfg.AUDIT_JOURNAL_DIR, nodeDir);
 const audit = new AuditPublisher(
   kafka,
   new AuditJournal({ dir: journalDir, segmentBytes: 64 << 20, maxBytes: 2 * 1024 ** 3 }),
   log,
 );
-await audit.start();
+// Outcomes go through a publisher of their own (same guarantees), journalling under outcomes/.
+const outcomesAudit = new AuditPublisher(
+  kafka,
+  new AuditJournal({
+    dir: join(cfg.AUDIT_JOURNAL_DIR, 'outcomes', nodeDir),
+    segmentBytes: 16 << 20,
+    maxBytes: 256 * 1024 ** 2,
+  }),
+  log,
+  { topic: OUTCOMES_TOPIC },
+);
+await Promise.all([audit.start(), outcomesAudit.start()]);
 const explainCache = new ExplainCache(redisExplain, log);
 
 const capabilities = CAPABILITIES.map((def) =>
@@ -117,7 +130,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 // Registered before the server exists so a signal during start-up still closes the clients.
 const shutdown = handleShutdown(log, async () => {
   await drainHttpServer(server, SHUTDOWN_GRACE_MS);
-  await audit.close();
+  await Promise.all([audit.close(), outcomesAudit.close()]);
   await ch.close();
   snapshots.stop();
   ledger.shutdown();
@@ -140,6 +153,7 @@ void (async () => {
   }
 })();
 
+const history = new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE);
 const app = buildApp({
   log,
   auth,
@@ -155,8 +169,14 @@ const app = buildApp({
     capabilities,
     ledger,
   }),
-  history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+  history,
   recent: explainCache,
+  outcomes: new OutcomeRecorder({
+    nodeId,
+    publish: (outcomeId, recordJson) => outcomesAudit.publish(outcomeId, recordJson),
+    history,
+    recent: explainCache,
+  }),
   ready: () => auth.ready && snapshots.ready,
   capabilities: health,
   metrics,

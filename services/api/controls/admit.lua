@@ -10,6 +10,7 @@
 -- ARGV[1] rate_rps   ARGV[2] monthly allowance   ARGV[3] overdraft grace
 -- ARGV[4] TTL of the credits key (s)   ARGV[5] body fingerprint   ARGV[6] TTL while in progress (s)
 -- ARGV[7] token of this request (only its owner may store or free the idempotency entry)
+-- ARGV[8] '1' when the request is billed (scoring), '0' when it is not (outcomes: no credit check)
 --
 -- Returns {outcome, requests in this window, credits used this month[, stored body]}.
 -- Refused requests (429) do not take a slot; 402 and 409 passed the rate check and do.
@@ -22,7 +23,8 @@ if n >= limit then return {'rate_limited', n, used} end
 n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], 2) end
 
-if used >= cap then return {'credits_exhausted', n, used} end
+local billed = ARGV[8] ~= '0'
+if billed and used >= cap then return {'credits_exhausted', n, used} end
 
 if KEYS[3] then
   local e = redis.call('HMGET', KEYS[3], 'fp', 'state', 'body')
@@ -35,6 +37,8 @@ if KEYS[3] then
   redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
 end
 
-used = redis.call('INCR', KEYS[2])
-if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4])) end
+if billed then
+  used = redis.call('INCR', KEYS[2])
+  if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4])) end
+end
 return {'admitted', n, used}

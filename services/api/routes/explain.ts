@@ -1,38 +1,16 @@
 import { Router } from 'express';
-import { retainedUntil, type ScoreHistory, type StoredScore } from '../../../shared/audit/history.ts';
-import { ApiError } from '../../../shared/contract/errors.ts';
-import { SCORE_ID_PATTERN } from '../../../shared/ids.ts';
+import { retainedUntil } from '../../../shared/audit/history.ts';
 import type { Authenticator, Principal } from '../auth.ts';
-import type { ExplainCache } from '../explain-cache.ts';
 import { methodNotAllowed } from '../http/errors.ts';
+import { findOwnScore, type ScoreLookupDeps } from '../score-lookup.ts';
 
-export interface ExplainRouteDeps {
+export interface ExplainRouteDeps extends ScoreLookupDeps {
   auth: Authenticator;
-  history: ScoreHistory;
-  /** Recent scores, so explain works before the audit pipeline reached ClickHouse. */
-  recent: Pick<ExplainCache, 'get'>;
-}
-
-const notFound = (id: string) =>
-  new ApiError(404, { code: 'E_SCORE_NOT_FOUND', message: `no score ${id} for this organisation` });
-
-/** ClickHouse down is an outage of history, not a missing score: say so and when to retry. */
-async function findInHistory(history: ScoreHistory, orgId: string, id: string): Promise<StoredScore | null> {
-  try {
-    return await history.find(orgId, id);
-  } catch {
-    throw new ApiError(
-      503,
-      { code: 'E_HISTORY_UNAVAILABLE', message: 'score history is unavailable; retry shortly' },
-      { 'Retry-After': '5' },
-    );
-  }
 }
 
 /**
- * GET /v1/explain/{score_id}: only the organisation that made a score sees it, for 13 months.
- * The Redis copy answers first (it exists only for the first minutes, and holds the same record
- * the sink writes); ClickHouse answers after that.
+ * GET /v1/explain/{score_id}: only the organisation that made a score sees it, for 13 months
+ * (see findOwnScore).
  */
 export function explainRoutes(deps: ExplainRouteDeps): Router {
   const router = Router();
@@ -40,14 +18,8 @@ export function explainRoutes(deps: ExplainRouteDeps): Router {
     .route('/v1/explain/:scoreId')
     .get(deps.auth.middleware(), async (req, res) => {
       const principal = res.locals.principal as Principal;
-      const orgId = principal.org.org_id;
-      const id = String(req.params.scoreId);
-      if (!SCORE_ID_PATTERN.test(id)) throw notFound(id);
-      let stored: StoredScore | null = await deps.recent.get(id);
-      if (!stored) stored = await findInHistory(deps.history, orgId, id);
-      if (!stored || stored.org_id !== orgId) throw notFound(id);
+      const stored = await findOwnScore(deps, principal.org.org_id, String(req.params.scoreId));
       const until = retainedUntil(stored.scored_at_ms);
-      if (until.getTime() <= Date.now()) throw notFound(id);
       const response = stored.response as { score_version?: string };
       res.json({
         score_id: stored.score_id,

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
+
+/** POST /v1/outcomes: validation, 404 on others' scores, Idempotency-Key, its own rate window, never billed. */
+describe('POST /v1/outcomes', () => {
+  let h: Harness;
+  let doc: OpenApiDoc;
+  const r = redis();
+  beforeAll(async () => {
+    h = await startHarness();
+    doc = await servedDocument(h.api.url);
+  });
+  afterAll(async () => {
+    r.disconnect();
+    await h?.stop();
+  });
+
+  const report = (apiKey: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${h.api.url}/v1/outcomes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  async function scoreId(apiKey: string): Promise<string> {
+    const res = await scoreCall(h.api.url, apiKey, { subject: { phone_number: '+447911123456' } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { score_id: string }).score_id;
+  }
+
+  it('accepts an outcome about a score or a subject from every tier with 202 and an oc_ id', async () => {
+    const accepted = documentValidator(doc, 'OutcomeAccepted');
+    for (const tier of ['verify', 'assess', 'bureau'] as const) {
+      const caller = h.callers[tier];
+      for (const body of [
+        {
+          score_id: await scoreId(caller.apiKey),
+          outcome: 'confirmed_fraud',
+          note: 'n',
+          client_reference: 'c',
+        },
+        {
+          subject: { ip_address: '81.2.69.142' },
+          outcome: 'suspected_fraud',
+          occurred_at: '2026-01-02T03:04:05+01:00',
+        },
+      ]) {
+        const before = Date.now();
+        const res = await report(caller.apiKey, body);
+        expect(res.status, await res.clone().text()).toBe(202);
+        expect(res.headers.get('x-ratelimit-limit')).toBe('100000');
+        expect(res.headers.get('x-credits-remaining')).toBeNull();
+        const json = (await res.json()) as { outcome_id: string; received_at: string };
+        expect(accepted.safeParse(json).success).toBe(true);
+        expect(json.outcome_id).toMatch(OUTCOME_ID_PATTERN);
+        expect(Date.parse(json.received_at)).toBeGreaterThanOrEqual(before - 1000);
+      }
+    }
+  });
+
+  it('reports every violation in one 422, unknown fields included, in the contract error shape', async () => {
+    const errorBody = documentValidator(doc, 'Error');
+    const res = await report(
+      h.callers.assess.apiKey,
+      {
+        outcome: 'fraudish',
+        occurred_at: new Date(Date.now() + 3_600_000).toISOString(),
+        note: 'x'.repeat(1025),
+        client_reference: 'y'.repeat(257),
+        tag: 'chargeback',
+      },
+      { 'idempotency-key': 'k'.repeat(129) },
+    );
+    expect(res.status).toBe(422);
+    const json = (await res.json()) as { errors: { code: string; field?: string }[] };
+    expect(errorBody.safeParse(json).success).toBe(true);
+    const fields = json.errors.map((e) => `${e.code}:${e.field ?? ''}`).sort();
+    expect(fields).toEqual(
+      [
+        'E_UNKNOWN_FIELD:tag',
+        'E_VALIDATION:outcome',
+        'E_VALIDATION:occurred_at',
+        'E_VALIDATION:note',
+        'E_VALIDATION:client_reference',
+        'E_INVALID_IDEMPOTENCY_KEY:Idempotency-Key',
+        // Neither score_id nor subject: a violation of the body as a whole.
+        'E_VALIDATION:',
+      ].sort(),
+    );
+    const neither = await report(h.callers.assess.apiKey, { outcome: 'not_fraud' });
+    expect(neither.status).toBe(422);
+    const badIds = await report(h.callers.assess.apiKey, {
+      score_id: 'sc_nope',
+      subject: { phone_number: '07911' },
+      outcome: 'not_fraud',
+      occurred_at: 'yesterday',
+    });
+    expect(
+      ((await badIds.json()) as { errors: { field: string }[] }).errors.map((e) => e.field).sort(),
+    ).toEqual(['occurred_at', 'score_id', 'subject.phone_number'].sort());
+    expect((await report(h.callers.assess.apiKey, '{"outcome":')).status).toBe(400);
+    expect((await report('frs_live_nope', { outcome: 'not_fraud' })).status).toBe(401);
+    expect((await fetch(`${h.api.url}/v1/outcomes`)).status).toBe(405);
+  });
+
+  it('404s a score of another organisation, an unknown score, and a score id past retention', async () => {
+    const mine = await scoreId(h.callers.bureau.apiKey);
+    // An id whose UUIDv7 time is 14 months ago: past retention whatever is stored.
+    const old = new Date();
+    old.setUTCMonth(old.getUTCMonth() - 14);
+    const ancient = `sc_${old.getTime().toString(16).padStart(12, '0')}7${'0'.repeat(19)}`;
+    for (const id of [mine, 'sc_019a4f0e6b3c7d2e8f1a2b3c4d5e6f70', ancient]) {
+      const res = await report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe(
+        'E_SCORE_NOT_FOUND',
+      );
+    }
+    expect((await report(h.callers.bureau.apiKey, { score_id: mine, outcome: 'chargeback' })).status).toBe(
+      202,
+    );
+  });
+
+  it('replays the first 202 for the same Idempotency-Key and body, 409 for another body; keys apart from scoring', async () => {
+    const key = h.callers.verify.apiKey;
+    const idem = { 'idempotency-key': `oc-${Date.now()}` };
+    const body = { subject: { phone_number: '+447911123456' }, outcome: 'spam_or_abuse' };
+    const first = await report(key, body, idem);
+    expect(first.status).toBe(202);
+    const again = await report(
+      key,
+      { outcome: 'spam_or_abuse', subject: { phone_number: '+447911123456' } },
+      idem,
+    );
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect((await report(key, { ...body, outcome: 'not_fraud' }, idem)).status).toBe(409);
+    // The same key on scoring is another namespace: scored, not a mismatch.
+    expect((await scoreCall(h.api.url, key, { subject: { ip_address: '81.2.69.142' } }, idem)).status).toBe(
+      200,
+    );
+    // A 404 frees the key again.
+    const free = { 'idempotency-key': `oc-free-${Date.now()}` };
+    expect(
+      (await report(key, { score_id: 'sc_019a4f0e6b3c7d2e8f1a2b3c4d5e6f70', outcome: 'not_fraud' }, free))
+        .status,
+    ).toBe(404);
+    expect((await report(key, body, free)).status).toBe(202);
+  });
+
+  it('rate-limits in a window of its own and never bills', async () => {
+    const org = await orgWithKey('verify', { rateRps: 3, credits: 10, overdraft: 0 });
+    const store = new OrgStore(r);
+    const body = { subject: { phone_number: '+447911123456' }, outcome: 'suspected_fraud' };
+    // Both windows are whole seconds: start at the top of one so all requests share it.
+    await new Promise((res) => setTimeout(res, 1000 - (Date.now() % 1000)));
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, async () => (await report(org.apiKey, body)).status),
+    );
+    const scoring = (await scoreCall(h.api.url, org.apiKey, { subject: { ip_address: '81.2.69.142' } }))
+      .status;
+    const limited = statuses.filter((s) => s === 429).length;
+    // Sent together at the top of a second; a slow machine may still cross into the next one.
+    expect(statuses.filter((s) => s === 202).length).toBeGreaterThanOrEqual(3);
+    expect(limited).toBeGreaterThanOrEqual(1);
+    expect(scoring).toBe(200);
+    expect((await store.creditsUsed(org.orgId)).used).toBe(1);
+  });
+});
