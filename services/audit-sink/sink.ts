@@ -1,7 +1,14 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { z } from 'zod';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
-import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import {
+  OUTCOMES_DLQ_TOPIC,
+  OUTCOMES_TOPIC,
+  SCORES_DLQ_TOPIC,
+  SCORES_TOPIC,
+} from '../../shared/clients/kafka.ts';
+import { OutcomeRecord, toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import type { Logger } from '../../shared/logger.ts';
 
@@ -47,9 +54,13 @@ export function toRow(r: AuditRecordEnvelope) {
   };
 }
 
-type Decoded = { ok: true; record: AuditRecordEnvelope } | { ok: false; reason: string };
+type Decoded<T = AuditRecordEnvelope> = { ok: true; record: T } | { ok: false; reason: string };
 
 export function decode(message: KafkaMessage): Decoded {
+  return decodeWith(AuditRecordEnvelope, message);
+}
+
+function decodeWith<T>(schema: z.ZodType<T>, message: KafkaMessage): Decoded<T> {
   if (!message.value) return { ok: false, reason: 'empty message' };
   let json: unknown;
   try {
@@ -57,7 +68,7 @@ export function decode(message: KafkaMessage): Decoded {
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
-  const parsed = AuditRecordEnvelope.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     return {
       ok: false,
@@ -73,8 +84,16 @@ export function decode(message: KafkaMessage): Decoded {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What one consumed topic becomes: rows of a table, undecodable records to a dead-letter topic. */
+interface SinkStream {
+  table: string;
+  dlq: string;
+  row: (message: KafkaMessage) => { ok: true; row: object } | { ok: false; reason: string };
+}
+
 /**
- * Consumes `scores.v1` and writes each record once into ClickHouse. Offsets are committed only
+ * Consumes `scores.v1` (and `outcomes.v1`, into `outcomes`, the same way) and writes each record
+ * once into ClickHouse. Offsets are committed only
  * after ClickHouse accepted the batch; while it is down the batch is retried with backoff and
  * consumption waits. Undecodable records go unchanged to `scores.v1.dlq` with reason headers.
  * Re-delivery is harmless: `scores` is a ReplacingMergeTree keyed on the score.
@@ -85,7 +104,7 @@ export class AuditSink {
   private readonly ch: ClickHouseClient;
   private readonly log: Logger;
   private readonly opts: SinkOptions;
-  private readonly table: string;
+  private readonly streams: Record<string, SinkStream>;
   inserted = 0;
   deadLettered = 0;
 
@@ -104,13 +123,21 @@ export class AuditSink {
     this.ch = ch;
     this.log = log;
     this.opts = opts;
-    this.table = `${quoteIdent(opts.database)}.scores`;
+    const db = quoteIdent(opts.database);
+    this.streams = {
+      [SCORES_TOPIC]: { table: `${db}.scores`, dlq: SCORES_DLQ_TOPIC, row: (m) => rowOf(decode(m), toRow) },
+      [OUTCOMES_TOPIC]: {
+        table: `${db}.outcomes`,
+        dlq: OUTCOMES_DLQ_TOPIC,
+        row: (m) => rowOf(decodeWith(OutcomeRecord, m), toOutcomeRow),
+      },
+    };
   }
 
   async start(): Promise<void> {
     await this.dlq.connect();
     await this.consumer.connect();
-    await this.consumer.subscribe({ topic: SCORES_TOPIC, fromBeginning: true });
+    await this.consumer.subscribe({ topics: Object.keys(this.streams), fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
       // Partitions insert independently, so one slow partition does not hold the others' lag.
@@ -121,16 +148,17 @@ export class AuditSink {
   }
 
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    const rows: ReturnType<typeof toRow>[] = [];
+    const stream = this.streams[batch.topic]!;
+    const rows: object[] = [];
     const bad: { message: KafkaMessage; reason: string }[] = [];
     for (const message of batch.messages) {
-      const d = decode(message);
-      if (d.ok) rows.push(toRow(d.record));
+      const d = stream.row(message);
+      if (d.ok) rows.push(d.row);
       else bad.push({ message, reason: d.reason });
     }
     if (bad.length > 0) {
       await this.dlq.send({
-        topic: SCORES_DLQ_TOPIC,
+        topic: stream.dlq,
         acks: -1,
         messages: bad.map(({ message, reason }) => ({
           key: message.key,
@@ -155,7 +183,7 @@ export class AuditSink {
         // with the type's zero, not with the DEFAULT expression.
         const insertedAt = Math.floor(Date.now() / 1000);
         await this.ch.insert({
-          table: this.table,
+          table: stream.table,
           values: rows.map((r) => ({ ...r, inserted_at: insertedAt })),
           format: 'JSONEachRow',
         });
@@ -181,4 +209,8 @@ export class AuditSink {
     await this.consumer.disconnect();
     await this.dlq.disconnect();
   }
+}
+
+function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
+  return d.ok ? { ok: true as const, row: toRowFn(d.record) } : d;
 }
