@@ -17,6 +17,7 @@ import { OrgStore } from '../../shared/orgs/store.ts';
 import { refreshCapability } from '../../shared/capabilities/refresh.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { ledgerReportCountsKey } from '../../shared/capabilities/ledger-reports.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { buildApp } from './app.ts';
 import { AuditJournal } from './audit-journal.ts';
@@ -110,6 +111,7 @@ void snapshots.start();
 const ledger = new LedgerLookup({
   redis: redisLedger,
   key: (version) => store.ledgerKey(version),
+  reportsKey: ledgerReportCountsKey(cfg.CAPABILITY_KEY_PREFIX),
   version: () => snapshots.current.ledgerVersion,
   timeoutMs: cfg.LEDGER_TIMEOUT_MS,
   resetMs: cfg.LEDGER_BREAKER_RESET_MS,

@@ -1,9 +1,15 @@
-/** Composition root of the audit sink: Kafka `scores.v1` to ClickHouse `scores`. */
+/**
+ * Composition root of the audit sink: Kafka `scores.v1` and `outcomes.v1` to ClickHouse, and
+ * outcomes to the reputation ledger.
+ */
+import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka } from '../../shared/clients/kafka.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { handleShutdown } from '../../shared/shutdown.ts';
+import { LedgerLearner } from './ledger-learner.ts';
 import { AuditSink } from './sink.ts';
 
 let cfg;
@@ -26,10 +32,20 @@ const sink = new AuditSink(kafka, ch, log, {
   minBytes: 1024 * 1024,
   maxWaitMs: 1_000,
 });
-await sink.start();
+const ledgerRedis = createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, {
+  connectionName: 'frs-ledger-learner',
+});
+const learner = new LedgerLearner(
+  kafka,
+  new LedgerReports(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX),
+  log,
+  `${cfg.AUDIT_SINK_GROUP}-ledger`,
+);
+await Promise.all([sink.start(), learner.start()]);
 log.info('audit sink consuming');
 
 handleShutdown(log, async () => {
-  await sink.stop();
+  await Promise.all([sink.stop(), learner.stop()]);
   await ch.close();
+  ledgerRedis.disconnect();
 });

@@ -18,6 +18,7 @@ const RESPONSE_SCHEMAS = [
   'Component',
   'SubjectResolution',
   'ExplainResponse',
+  'ReputationReports',
   'HealthResponse',
   'CapabilityHealth',
   'ProbeResponse',

@@ -1,8 +1,15 @@
+import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
+
+/**
+ * A number no other test uses: reports of fraud reach the shared ledger once any sink runs, and
+ * must not change what other tests score.
+ */
+const freshNumber = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
 
 /** POST /v1/outcomes: validation, 404 on others' scores, Idempotency-Key, its own rate window, never billed. */
 describe('POST /v1/outcomes', () => {
@@ -26,7 +33,7 @@ describe('POST /v1/outcomes', () => {
     });
 
   async function scoreId(apiKey: string): Promise<string> {
-    const res = await scoreCall(h.api.url, apiKey, { subject: { phone_number: '+447911123456' } });
+    const res = await scoreCall(h.api.url, apiKey, { subject: { phone_number: freshNumber() } });
     expect(res.status).toBe(200);
     return ((await res.json()) as { score_id: string }).score_id;
   }
@@ -43,7 +50,7 @@ describe('POST /v1/outcomes', () => {
           client_reference: 'c',
         },
         {
-          subject: { ip_address: '81.2.69.142' },
+          subject: { phone_number: freshNumber() },
           outcome: 'suspected_fraud',
           occurred_at: '2026-01-02T03:04:05+01:00',
         },
@@ -127,14 +134,11 @@ describe('POST /v1/outcomes', () => {
   it('replays the first 202 for the same Idempotency-Key and body, 409 for another body; keys apart from scoring', async () => {
     const key = h.callers.verify.apiKey;
     const idem = { 'idempotency-key': `oc-${Date.now()}` };
-    const body = { subject: { phone_number: '+447911123456' }, outcome: 'spam_or_abuse' };
+    const phone = freshNumber();
+    const body = { subject: { phone_number: phone }, outcome: 'spam_or_abuse' };
     const first = await report(key, body, idem);
     expect(first.status).toBe(202);
-    const again = await report(
-      key,
-      { outcome: 'spam_or_abuse', subject: { phone_number: '+447911123456' } },
-      idem,
-    );
+    const again = await report(key, { outcome: 'spam_or_abuse', subject: { phone_number: phone } }, idem);
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(await first.json());
@@ -155,7 +159,7 @@ describe('POST /v1/outcomes', () => {
   it('rate-limits in a window of its own and never bills', async () => {
     const org = await orgWithKey('verify', { rateRps: 3, credits: 10, overdraft: 0 });
     const store = new OrgStore(r);
-    const body = { subject: { phone_number: '+447911123456' }, outcome: 'suspected_fraud' };
+    const body = { subject: { phone_number: freshNumber() }, outcome: 'suspected_fraud' };
     // Both windows are whole seconds: start at the top of one so all requests share it.
     await new Promise((res) => setTimeout(res, 1000 - (Date.now() % 1000)));
     const statuses = await Promise.all(
