@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const port = z.coerce.number().int().min(1).max(65535);
+/** 0 binds any free port (in-process test nodes). */
+const port = z.coerce.number().int().min(0).max(65535);
 
 /** A feed location: an http(s) URL or a file path; unset means the default of sources.ts. */
 const feedLocation = z.string().min(1).optional();

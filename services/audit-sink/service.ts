@@ -1,0 +1,63 @@
+/**
+ * The audit sink built from config, with a bounded stop: Kafka `scores.v1` and `outcomes.v1` to
+ * ClickHouse, and outcomes to the reputation ledger.
+ */
+import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createKafka } from '../../shared/clients/kafka.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import type { Config } from '../../shared/config.ts';
+import { Resources, type Service } from '../../shared/lifecycle.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { LedgerLearner } from './ledger-learner.ts';
+import { AuditSink } from './sink.ts';
+
+/** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
+export const SINK_STOP_DEADLINE_MS = 10_000;
+
+export function createAuditSink(cfg: Config, log: Logger): Service {
+  const resources = new Resources();
+  return {
+    async start() {
+      const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) =>
+        c.close(),
+      );
+      const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink', {
+        retry: { retries: 1_000_000, maxRetryTime: 5_000 },
+      });
+      const sink = resources.add(
+        'workers',
+        'kafka consumer',
+        new AuditSink(kafka, ch, log, {
+          groupId: cfg.AUDIT_SINK_GROUP,
+          database: cfg.CLICKHOUSE_DATABASE,
+          maxBackoffMs: 5_000,
+          // Compressed bytes: 1 MiB of gzipped batches is a few thousand rows.
+          minBytes: 1024 * 1024,
+          maxWaitMs: 1_000,
+        }),
+        (s) => s.stop(),
+      );
+      const ledgerRedis = resources.add(
+        'clients',
+        'ledger redis',
+        createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, { connectionName: 'frs-ledger-learner', log }),
+        (r) => r.disconnect(),
+      );
+      const learner = resources.add(
+        'workers',
+        'ledger learner',
+        new LedgerLearner(
+          kafka,
+          new LedgerReports(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX),
+          log,
+          `${cfg.AUDIT_SINK_GROUP}-ledger`,
+        ),
+        (l) => l.stop(),
+      );
+      log.info({ topics: ['scores.v1', 'outcomes.v1'] }, 'audit sink connecting');
+      await Promise.all([sink.start(), learner.start()]);
+    },
+    stop: () => resources.closeAll(log, Date.now() + SINK_STOP_DEADLINE_MS),
+  };
+}
