@@ -4,6 +4,12 @@ import { OUTCOME_RECORD_VERSION, type OutcomeRecord } from '../../shared/outcome
 import type { Principal } from './auth.ts';
 import { findOwnScore, type ScoreLookupDeps } from './score-lookup.ts';
 
+/**
+ * How long a report may wait for the copy of a score made moments ago (see findOwnScore): a
+ * chargeback sent right after the 200 must not be told the score does not exist.
+ */
+const RECENT_GRACE_MS = 2_000;
+
 export interface OutcomeRecorderDeps extends ScoreLookupDeps {
   nodeId: string;
   /** Takes the serialized outcome record; must not block (see AuditPublisher). */
@@ -26,7 +32,7 @@ export class OutcomeRecorder {
     const orgId = principal.org.org_id;
     let subject: OutcomeRecord['subject'] = req.subject ?? {};
     if (req.score_id !== undefined) {
-      const stored = await findOwnScore(this.deps, orgId, req.score_id);
+      const stored = await findOwnScore(this.deps, orgId, req.score_id, { recentGraceMs: RECENT_GRACE_MS });
       subject = pickSubject(stored.request.subject);
     }
     const nowMs = Date.now();

@@ -2,7 +2,9 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { explainKey } from '../../services/api/explain-cache.ts';
+import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { startNode, TestClock } from '../helpers/in-process.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
 
@@ -130,6 +132,23 @@ describe('POST /v1/outcomes', () => {
     expect((await report(h.callers.bureau.apiKey, { score_id: mine, outcome: 'chargeback' })).status).toBe(
       202,
     );
+  });
+
+  it('waits briefly for the copy of a score made moments ago instead of a 404', async () => {
+    const cache = explainRedis();
+    try {
+      const id = await scoreId(h.callers.assess.apiKey);
+      // The copy is written off the hot path; take it away as if it had not landed yet.
+      const key = explainKey(id);
+      const copy = await waitFor('the explain copy', () => cache.get(key));
+      await cache.del(key);
+      const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
+      await new Promise((r) => setTimeout(r, 300));
+      await cache.set(key, copy, 'EX', 60);
+      expect((await reported).status).toBe(202);
+    } finally {
+      cache.disconnect();
+    }
   });
 
   it('replays the first 202 for the same Idempotency-Key and body, 409 for another body; keys apart from scoring', async () => {
