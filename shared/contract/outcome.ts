@@ -75,7 +75,12 @@ export const OutcomeRequest = z
     message: 'an outcome needs a score_id or a subject',
     when: (payload) => typeof payload.value === 'object' && payload.value !== null,
   })
-  .meta({ id: 'OutcomeRequest', description: 'What happened to a subject: a score_id, a subject, or both.' });
+  .meta({
+    id: 'OutcomeRequest',
+    description: 'What happened to a subject: a score_id, a subject, or both.',
+    // The refine above, for readers of the document: at least one of the two.
+    anyOf: [{ required: ['score_id'] }, { required: ['subject'] }],
+  });
 
 export type OutcomeRequest = z.infer<typeof OutcomeRequest>;
 
