@@ -5,8 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
+import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { bindParams } from '../../shared/clients/sql.ts';
 import { OUTCOME_KINDS, type OutcomeKind } from '../../shared/contract/outcome.ts';
+import { Chdb } from '../helpers/chdb.ts';
 import { clickhouse } from '../helpers/fixtures.ts';
 
 const DB = 'frs_band_performance_test';
@@ -15,12 +17,14 @@ const OTHER = 'org_bandperf0000000b2';
 const WEEKS = ['2026-10-05', '2026-10-12', '2026-10-19', '2026-10-26'];
 const RANGE = { org_id: ORG, from: WEEKS[0]!, to: '2026-11-02' };
 
-/** The ```sql blocks of the "Band performance and drift" section, in order. */
+/** The ```sql parameters blocks of the "Band performance and drift" section, in order. */
 function documented(): { bands: string; challenger: string; psi: string } {
   const doc = readFileSync('docs/data.md', 'utf8');
   const start = doc.indexOf('## Band performance and drift');
   const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
-  const [bands, challenger, psi] = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+  const [bands, challenger, psi] = [...section.matchAll(/```sql parameters\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!.trim(),
+  );
   return { bands: bands!, challenger: challenger!, psi: psi! };
 }
 
@@ -93,8 +97,40 @@ function generate() {
   return scores;
 }
 
-describe('band performance and PSI queries of docs/data.md', () => {
-  const ch = clickhouse();
+/** Both servers the queries must run on: the dev machines' 18.16 and a current release. */
+const SERVERS: [string, () => { ch: ClickHouseClient; close: () => Promise<void> }][] = [
+  [
+    'ClickHouse 18.16',
+    () => {
+      const ch = clickhouse();
+      return { ch, close: () => ch.close() };
+    },
+  ],
+  [
+    'current ClickHouse (chDB)',
+    () => {
+      const chdb = Chdb.start();
+      return { ch: chdb.client(), close: () => chdb.close() };
+    },
+  ],
+];
+
+it('the documented queries filter on the leading sort-key columns of every table they read', () => {
+  for (const q of Object.values(documented())) {
+    const reads = [...q.matchAll(/\bFROM (scores|outcomes)( FINAL)?\s+WHERE ([^\n]*)/g)];
+    expect(reads.length, q).toBe(q.match(/\bFROM\b/g)!.length - q.match(/\bFROM\s*\n?\s*\(/g)!.length);
+    for (const [, table, , where] of reads) {
+      expect(where, q).toMatch(
+        /^org_id = \{org_id:String\} AND toDate\((scored|received)_at\) >= \{from:Date\}/,
+      );
+      expect(where!.includes(table === 'scores' ? 'scored_at' : 'received_at'), q).toBe(true);
+    }
+  }
+});
+
+describe.each(SERVERS)('band performance and PSI queries of docs/data.md on %s', (_name, connect) => {
+  let ch: ClickHouseClient;
+  let close: () => Promise<void>;
   const scores = generate();
   const queries = documented();
   const run = async <T>(sql: string, params: Record<string, string> = RANGE) => {
@@ -106,6 +142,7 @@ describe('band performance and PSI queries of docs/data.md', () => {
   };
 
   beforeAll(async () => {
+    ({ ch, close } = connect());
     await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await migrate(ch, DB, () => undefined);
     const rows = scores.map(({ week: _w, outcomes: _o, ...s }) => ({ ...s, tier: 'bureau' }));
@@ -133,8 +170,8 @@ describe('band performance and PSI queries of docs/data.md', () => {
   });
 
   afterAll(async () => {
-    await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
-    await ch.close();
+    await ch?.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
+    await close?.();
   });
 
   it('counts scores, labels and fraud rates per version, band and week', async () => {
