@@ -92,11 +92,11 @@ interface SinkStream {
 }
 
 /**
- * Consumes `scores.v1` (and `outcomes.v1`, into `outcomes`, the same way) and writes each record
- * once into ClickHouse. Offsets are committed only
- * after ClickHouse accepted the batch; while it is down the batch is retried with backoff and
- * consumption waits. Undecodable records go unchanged to `scores.v1.dlq` with reason headers.
- * Re-delivery is harmless: `scores` is a ReplacingMergeTree keyed on the score.
+ * Consumes `scores.v1` into `scores` and `outcomes.v1` into `outcomes`, each record once. Offsets
+ * are committed only after ClickHouse accepted the batch; while it is down the batch is retried
+ * with backoff and consumption waits. Undecodable records go unchanged to the topic's dead-letter
+ * topic (`scores.v1.dlq`, `outcomes.v1.dlq`) with reason headers. Re-delivery is harmless: both
+ * tables are ReplacingMergeTrees keyed on the record's id.
  */
 export class AuditSink {
   private readonly consumer: Consumer;
