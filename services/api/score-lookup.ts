@@ -2,9 +2,12 @@ import { retainedUntil, type ScoreHistory, type StoredScore } from '../../shared
 import { ApiError } from '../../shared/contract/errors.ts';
 import { SCORE_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
 import type { ExplainCache } from './explain-cache.ts';
+import type { HistoryLookups } from './history-lookups.ts';
 
 export interface ScoreLookupDeps {
   history: ScoreHistory;
+  /** Bounds the ClickHouse lookups of a cache miss, per node and per organisation. */
+  lookups: HistoryLookups;
   /** Recent scores, so a score is found before the audit pipeline reached ClickHouse. */
   recent: Pick<ExplainCache, 'get'>;
 }
@@ -13,7 +16,13 @@ const notFound = (id: string) =>
   new ApiError(404, { code: 'E_SCORE_NOT_FOUND', message: `no score ${id} for this organisation` });
 
 /** ClickHouse down is an outage of history, not a missing score: say so and when to retry. */
-async function findInHistory(history: ScoreHistory, orgId: string, id: string): Promise<StoredScore | null> {
+async function findInHistory(
+  history: ScoreHistory,
+  lookups: HistoryLookups,
+  orgId: string,
+  id: string,
+): Promise<StoredScore | null> {
+  const release = lookups.acquire(orgId);
   try {
     return await history.find(orgId, id);
   } catch {
@@ -22,6 +31,8 @@ async function findInHistory(history: ScoreHistory, orgId: string, id: string): 
       { code: 'E_HISTORY_UNAVAILABLE', message: 'score history is unavailable; retry shortly' },
       { 'Retry-After': '5' },
     );
+  } finally {
+    release();
   }
 }
 
@@ -37,6 +48,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 async function awaitRecentCopy(
   deps: ScoreLookupDeps,
+  orgId: string,
   id: string,
   graceMs: number,
 ): Promise<StoredScore | null> {
@@ -45,7 +57,7 @@ async function awaitRecentCopy(
   const until = Date.now() + graceMs;
   for (let wait = 20; Date.now() < until; wait = Math.min(wait * 2, 250)) {
     await sleep(Math.min(wait, Math.max(0, until - Date.now())));
-    const stored = await deps.recent.get(id);
+    const stored = await deps.recent.get(orgId, id);
     if (stored) return stored;
   }
   return null;
@@ -64,9 +76,9 @@ export async function findOwnScore(
   opts: { recentGraceMs?: number } = {},
 ): Promise<StoredScore> {
   if (!SCORE_ID_PATTERN.test(id)) throw notFound(id);
-  let stored: StoredScore | null = await deps.recent.get(id);
-  if (!stored) stored = await findInHistory(deps.history, orgId, id);
-  if (!stored && opts.recentGraceMs) stored = await awaitRecentCopy(deps, id, opts.recentGraceMs);
+  let stored: StoredScore | null = await deps.recent.get(orgId, id);
+  if (!stored) stored = await findInHistory(deps.history, deps.lookups, orgId, id);
+  if (!stored && opts.recentGraceMs) stored = await awaitRecentCopy(deps, orgId, id, opts.recentGraceMs);
   if (!stored || stored.org_id !== orgId) throw notFound(id);
   if (retainedUntil(stored.scored_at_ms).getTime() <= Date.now()) throw notFound(id);
   return stored;

@@ -11,6 +11,8 @@ import {
 import { OutcomeRecord, toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { dlqRecords } from './dlq-metrics.ts';
+import { insertSplitting } from './quarantine.ts';
 
 export interface SinkOptions {
   groupId: string;
@@ -51,6 +53,11 @@ export function toRow(r: AuditRecordEnvelope) {
     request_json: JSON.stringify(r.request),
     response_json: JSON.stringify(res),
     evidence_json: JSON.stringify(r.evidence),
+    raw_risk: r.raw_risk ?? 0,
+    fired_components: r.fired_components ?? [],
+    challenger_version: r.challenger?.score_version ?? '',
+    challenger_score: r.challenger?.score ?? null,
+    challenger_band: r.challenger?.band ?? '',
   };
 }
 
@@ -82,20 +89,34 @@ function decodeWith<T>(schema: z.ZodType<T>, message: KafkaMessage): Decoded<T> 
   return { ok: true, record: parsed.data };
 }
 
+interface DeadLetter {
+  message: KafkaMessage;
+  reason: string;
+  stage: 'decode' | 'insert';
+  /** ClickHouse's error code, for a record it refused. */
+  errorCode?: string;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** What one consumed topic becomes: rows of a table, undecodable records to a dead-letter topic. */
+/** What one consumed topic becomes: rows of a table, undecodable or refused records to its DLQ. */
 interface SinkStream {
   table: string;
   dlq: string;
   row: (message: KafkaMessage) => { ok: true; row: object } | { ok: false; reason: string };
 }
 
+function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
+  return d.ok ? { ok: true as const, row: toRowFn(d.record) } : d;
+}
+
 /**
  * Consumes `scores.v1` into `scores` and `outcomes.v1` into `outcomes`, each record once. Offsets
  * are committed only after ClickHouse accepted the batch; while it is down the batch is retried
- * with backoff and consumption waits. Undecodable records go unchanged to the topic's dead-letter
- * topic (`scores.v1.dlq`, `outcomes.v1.dlq`) with reason headers. Re-delivery is harmless: both
+ * with backoff and consumption waits. Records that cannot be decoded, and records ClickHouse
+ * refuses for their content (found by splitting the refused batch, see quarantine.ts), go
+ * unchanged to the topic's dead-letter topic (`scores.v1.dlq`, `outcomes.v1.dlq`) with reason
+ * headers; the rest of the batch is inserted and offsets move on. Re-delivery is harmless: both
  * tables are ReplacingMergeTrees keyed on the record's id.
  */
 export class AuditSink {
@@ -149,53 +170,49 @@ export class AuditSink {
 
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
     const stream = this.streams[batch.topic]!;
-    const rows: object[] = [];
-    const bad: { message: KafkaMessage; reason: string }[] = [];
+    const rows: { row: object; message: KafkaMessage }[] = [];
+    const bad: DeadLetter[] = [];
     for (const message of batch.messages) {
       const d = stream.row(message);
-      if (d.ok) rows.push(d.row);
-      else bad.push({ message, reason: d.reason });
+      if (d.ok) rows.push({ row: d.row, message });
+      else bad.push({ message, reason: d.reason, stage: 'decode' });
     }
-    if (bad.length > 0) {
-      await this.dlq.send({
-        topic: stream.dlq,
-        acks: -1,
-        messages: bad.map(({ message, reason }) => ({
-          key: message.key,
-          value: message.value,
-          headers: {
-            ...message.headers,
-            'x-dlq-reason': reason,
-            'x-dlq-source-topic': batch.topic,
-            'x-dlq-source-partition': String(batch.partition),
-            'x-dlq-source-offset': message.offset,
-          },
-        })),
-      });
-      this.deadLettered += bad.length;
-      this.log.warn({ count: bad.length, partition: batch.partition }, 'records sent to DLQ');
-    }
+    await this.deadLetter(batch.topic, batch.partition, bad);
+
     let backoff = 100;
-    while (rows.length > 0) {
-      if (!isRunning() || isStale()) return;
-      try {
+    const refused = await insertSplitting(rows, {
+      insert: async (slice) => {
         // Set here, not left to the column DEFAULT: 18.16 fills columns a JSONEachRow row omits
         // with the type's zero, not with the DEFAULT expression.
         const insertedAt = Math.floor(Date.now() / 1000);
         await this.ch.insert({
           table: stream.table,
-          values: rows.map((r) => ({ ...r, inserted_at: insertedAt })),
+          values: slice.map((r) => ({ ...r.row, inserted_at: insertedAt })),
           format: 'JSONEachRow',
         });
-        this.inserted += rows.length;
-        break;
-      } catch (err) {
-        this.log.warn({ err: String(err), rows: rows.length, backoff }, 'clickhouse insert failed; retrying');
+        this.inserted += slice.length;
+        backoff = 100;
+      },
+      onUnavailable: async (err, count) => {
+        this.log.warn({ err: String(err), rows: count, backoff }, 'clickhouse insert failed; retrying');
         await heartbeat().catch(() => undefined);
         await sleep(backoff);
         backoff = Math.min(backoff * 2, this.opts.maxBackoffMs);
-      }
-    }
+      },
+      keepGoing: () => isRunning() && !isStale(),
+    });
+    if (!refused) return;
+    await this.deadLetter(
+      batch.topic,
+      batch.partition,
+      refused.map((r) => ({
+        message: r.item.message,
+        reason: r.reason,
+        stage: 'insert' as const,
+        ...(r.code !== undefined ? { errorCode: String(r.code) } : {}),
+      })),
+    );
+
     const last = batch.messages[batch.messages.length - 1];
     if (!last) return;
     resolveOffset(last.offset);
@@ -205,12 +222,39 @@ export class AuditSink {
     await heartbeat();
   }
 
+  /** Sends records unchanged (key, value, headers) to the DLQ, with why and where they came from. */
+  private async deadLetter(topic: string, partition: number, records: DeadLetter[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.dlq.send({
+      topic: this.streams[topic]!.dlq,
+      acks: -1,
+      messages: records.map(({ message, reason, stage, errorCode }) => ({
+        key: message.key,
+        value: message.value,
+        headers: {
+          ...message.headers,
+          'x-dlq-reason': reason,
+          'x-dlq-stage': stage,
+          ...(errorCode ? { 'x-dlq-error-code': errorCode } : {}),
+          'x-dlq-source-topic': topic,
+          'x-dlq-source-partition': String(partition),
+          'x-dlq-source-offset': message.offset,
+        },
+      })),
+    });
+    this.deadLettered += records.length;
+    for (const stage of ['decode', 'insert'] as const) {
+      const n = records.filter((r) => r.stage === stage).length;
+      if (n > 0) dlqRecords.inc({ stage }, n);
+    }
+    this.log.warn(
+      { count: records.length, partition, reasons: [...new Set(records.map((r) => r.reason))].slice(0, 3) },
+      'records sent to DLQ',
+    );
+  }
+
   async stop(): Promise<void> {
     await this.consumer.disconnect();
     await this.dlq.disconnect();
   }
-}
-
-function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
-  return d.ok ? { ok: true as const, row: toRowFn(d.record) } : d;
 }

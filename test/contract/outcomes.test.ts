@@ -139,7 +139,7 @@ describe('POST /v1/outcomes', () => {
     try {
       const id = await scoreId(h.callers.assess.apiKey);
       // The copy is written off the hot path; take it away as if it had not landed yet.
-      const key = explainKey(id);
+      const key = explainKey(h.callers.assess.orgId, id);
       const copy = await waitFor('the explain copy', () => cache.get(key));
       await cache.del(key);
       const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });

@@ -56,13 +56,26 @@ describe('the reputation ledger learns from outcomes', () => {
     return { body, ledger: body.components!.find((c) => c.component === 'reputation_ledger')! };
   }
 
-  /** Until both nodes score the subject with the ledger's verdict and `reports` reports (contribution 20 each). */
+  /** The reports that counted for a score, as its explain shows them. */
+  async function reportsCounted(node: ApiNode, apiKey: string, scoreId: string): Promise<number | undefined> {
+    const res = await fetch(`${node.url}/v1/explain/${scoreId}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    if (res.status !== 200) return undefined;
+    return ((await res.json()) as { evidence: { reputation?: { reports: number } } }).evidence.reputation
+      ?.reports;
+  }
+
+  /** Until a fresh score on each node counted exactly `reports` reports for the subject. */
   async function seenOnBothNodes(apiKey: string, phone: string, reports: number, since: number) {
     const scores = await waitFor(
       `${reports} report(s) on both nodes`,
       async () => {
         const both = await Promise.all(nodes.map((n) => score(n, apiKey, phone)));
-        return both.every((s) => s.ledger.contribution === 20 * reports) ? both : null;
+        const counted = await Promise.all(
+          both.map((s, i) => reportsCounted(nodes[i]!, apiKey, s.body.score_id)),
+        );
+        return counted.every((c) => c === reports) ? both : null;
       },
       REACH_MS * 3,
       200,

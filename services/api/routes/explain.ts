@@ -1,22 +1,24 @@
 import { Router } from 'express';
 import { retainedUntil } from '../../../shared/audit/history.ts';
 import type { Authenticator, Principal } from '../auth.ts';
+import type { CallerBudget } from '../http/caller-budget.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { findOwnScore, type ScoreLookupDeps } from '../score-lookup.ts';
 
 export interface ExplainRouteDeps extends ScoreLookupDeps {
   auth: Authenticator;
+  budget: CallerBudget;
 }
 
 /**
  * GET /v1/explain/{score_id}: only the organisation that made a score sees it, for 13 months
- * (see findOwnScore).
+ * (see findOwnScore: the Redis copy first, ClickHouse after that).
  */
 export function explainRoutes(deps: ExplainRouteDeps): Router {
   const router = Router();
   router
     .route('/v1/explain/:scoreId')
-    .get(deps.auth.middleware(), async (req, res) => {
+    .get(deps.auth.middleware(), deps.budget.explain, async (req, res) => {
       const principal = res.locals.principal as Principal;
       const stored = await findOwnScore(deps, principal.org.org_id, String(req.params.scoreId));
       const until = retainedUntil(stored.scored_at_ms);
