@@ -12,8 +12,8 @@ const RECENT_GRACE_MS = 2_000;
 
 export interface OutcomeRecorderDeps extends ScoreLookupDeps {
   nodeId: string;
-  /** Takes the serialized outcome record; must not block (see AuditPublisher). */
-  publish: (outcomeId: string, recordJson: string) => void;
+  /** Takes the serialized outcome record; resolves once it is durable (see AuditPublisher). */
+  publish: (outcomeId: string, recordJson: string) => Promise<void>;
 }
 
 /**
@@ -50,7 +50,8 @@ export class OutcomeRecorder {
       node_id: this.deps.nodeId,
       request: req,
     };
-    this.deps.publish(outcomeId, JSON.stringify(record));
+    // Never a 202 whose record a crash could lose: Kafka acknowledged it or the journal fsynced it.
+    await this.deps.publish(outcomeId, JSON.stringify(record));
     const accepted: OutcomeAccepted = { outcome_id: outcomeId, received_at: new Date(nowMs).toISOString() };
     return JSON.stringify(accepted);
   }

@@ -97,8 +97,8 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
       await stack.kafka('start');
       await sleep(2_000);
       await expectExactlyOnce(org.orgId, await stream.stop());
-      // A failed send or a stalled one (which is not logged as a failure) both spill to the journal.
-      expect(api.output()).toMatch(/spilling audit records|audit records spill to journal/);
+      // The publisher said it turned to the journal (the records' fate is checked above).
+      expect(api.output()).toContain('audit records go to the journal');
     } finally {
       await api.stop();
     }

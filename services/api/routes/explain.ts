@@ -1,18 +1,28 @@
 import { Router } from 'express';
-import { retainedUntil } from '../../../shared/audit/history.ts';
+import { findExplanation, HistoryUnavailableError } from '../../../shared/audit/explain.ts';
+import type { ScoreHistory } from '../../../shared/audit/history.ts';
+import { ApiError } from '../../../shared/contract/errors.ts';
 import type { Authenticator, Principal } from '../auth.ts';
+import type { ExplainCache } from '../explain-cache.ts';
+import type { HistoryLookups } from '../history-lookups.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
 import { methodNotAllowed } from '../http/errors.ts';
-import { findOwnScore, type ScoreLookupDeps } from '../score-lookup.ts';
 
-export interface ExplainRouteDeps extends ScoreLookupDeps {
+export interface ExplainRouteDeps {
   auth: Authenticator;
   budget: CallerBudget;
+  lookups: HistoryLookups;
+  history: ScoreHistory;
+  /** Recent scores, so explain works before the audit pipeline reached ClickHouse. */
+  recent: Pick<ExplainCache, 'get'>;
 }
 
+const notFound = (id: string) =>
+  new ApiError(404, { code: 'E_SCORE_NOT_FOUND', message: `no score ${id} for this organisation` });
+
 /**
- * GET /v1/explain/{score_id}: only the organisation that made a score sees it, for 13 months
- * (see findOwnScore: the Redis copy first, ClickHouse after that).
+ * GET /v1/explain/{score_id}: only the organisation that made a score sees it, for 13 months.
+ * The lookup (Redis copy, then ClickHouse) is shared/audit/explain.ts, which the portal uses too.
  */
 export function explainRoutes(deps: ExplainRouteDeps): Router {
   const router = Router();
@@ -20,18 +30,24 @@ export function explainRoutes(deps: ExplainRouteDeps): Router {
     .route('/v1/explain/:scoreId')
     .get(deps.auth.middleware(), deps.budget.explain, async (req, res) => {
       const principal = res.locals.principal as Principal;
-      const stored = await findOwnScore(deps, principal.org.org_id, String(req.params.scoreId));
-      const until = retainedUntil(stored.scored_at_ms);
-      const response = stored.response as { score_version?: string };
-      res.json({
-        score_id: stored.score_id,
-        scored_at: new Date(stored.scored_at_ms).toISOString(),
-        retained_until: until.toISOString(),
-        score_version: response.score_version,
-        request: stored.request,
-        response: stored.response,
-        evidence: stored.evidence,
-      });
+      const id = String(req.params.scoreId);
+      let found;
+      try {
+        found = await findExplanation(
+          { recent: deps.recent, history: deps.history, acquire: (org) => deps.lookups.acquire(org) },
+          principal.org.org_id,
+          id,
+        );
+      } catch (err) {
+        if (!(err instanceof HistoryUnavailableError)) throw err;
+        throw new ApiError(
+          503,
+          { code: 'E_HISTORY_UNAVAILABLE', message: 'score history is unavailable; retry shortly' },
+          { 'Retry-After': '5' },
+        );
+      }
+      if (!found) throw notFound(id);
+      res.json(found);
     })
     .all(methodNotAllowed(['GET']));
   return router;

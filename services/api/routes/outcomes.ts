@@ -3,12 +3,14 @@ import { ApiError } from '../../../shared/contract/errors.ts';
 import { validateOutcomeRequest } from '../../../shared/contract/validation.ts';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { AdmissionControl } from '../controls/controls.ts';
+import type { CallerBudget } from '../http/caller-budget.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { jsonBody } from '../http/json-body.ts';
 import type { OutcomeRecorder } from '../outcome-recorder.ts';
 
 export interface OutcomeRouteDeps {
   auth: Authenticator;
+  budget: CallerBudget;
   controls: AdmissionControl;
   outcomes: OutcomeRecorder;
 }
@@ -22,7 +24,7 @@ export function outcomeRoutes(deps: OutcomeRouteDeps): Router {
   const router = Router();
   router
     .route('/v1/outcomes')
-    .post(deps.auth.middleware(), jsonBody, async (req, res) => {
+    .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const principal = res.locals.principal as Principal;
       const idempotencyKey = req.get('idempotency-key');
       const validated = validateOutcomeRequest(req.body, idempotencyKey);
