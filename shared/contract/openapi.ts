@@ -78,9 +78,21 @@ const HEADERS = {
       enum: ['true'],
     },
   ),
+  'Idempotency-Status': header(
+    '`unavailable` when the request carried an Idempotency-Key while idempotency could not be checked ' +
+      '(Redis unreachable): it was scored and billed as new, so a retry may score again.',
+    { type: 'string', enum: ['unavailable'] },
+  ),
   'WWW-Authenticate': header('The scheme to authenticate with.', { type: 'string', enum: ['Bearer'] }),
   Allow: header('The methods the route accepts.', { type: 'string' }),
 };
+
+/** What every answer from the rate limiter onwards carries (not 401, 403, 422: decided before it). */
+const CONTROL_HEADERS: (keyof typeof HEADERS)[] = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-Credits-Remaining',
+];
 
 function errorExample(code: ErrorCode, field?: string) {
   return { errors: [{ code, message: ERROR_CODES[code].meaning, ...(field ? { field } : {}) }] };
@@ -116,6 +128,7 @@ const RESPONSES = {
   CreditsExhausted: errorResponse(
     'Credits for the period are used up beyond the overdraft grace. Not billed, not scored.',
     ['E_CREDITS_EXHAUSTED'],
+    CONTROL_HEADERS,
   ),
   EntitlementRequired: errorResponse(
     "An option the organisation's tier does not include. Not billed, not scored.",
@@ -131,7 +144,7 @@ const RESPONSES = {
   Conflict: errorResponse(
     'Idempotency conflict, or a retired score version. Not billed, not scored.',
     ['E_IDEMPOTENCY_MISMATCH', 'E_IDEMPOTENCY_IN_PROGRESS', 'E_SCORE_VERSION_RETIRED'],
-    ['Retry-After'],
+    ['Retry-After', ...CONTROL_HEADERS],
   ),
   PayloadTooLarge: errorResponse('The body is larger than 64 KiB.', ['E_PAYLOAD_TOO_LARGE']),
   UnsupportedMediaType: errorResponse('The body is not application/json.', ['E_UNSUPPORTED_MEDIA_TYPE']),
@@ -167,7 +180,7 @@ const RESPONSES = {
   RateLimited: errorResponse(
     "The organisation's per-second rate was exceeded in this second. Not billed, not scored.",
     ['E_RATE_LIMITED'],
-    ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'],
+    ['Retry-After', ...CONTROL_HEADERS],
   ),
   HistoryUnavailable: errorResponse(
     'Score history cannot answer now (unreachable, or too many lookups in flight).',
@@ -224,6 +237,7 @@ function document(): Record<string, unknown> {
       'X-RateLimit-Remaining',
       'X-Credits-Remaining',
       'Idempotent-Replayed',
+      'Idempotency-Status',
     ].map((n) => [n, h(n)]),
   );
   const reqId = { 'X-Request-Id': h('X-Request-Id') };
@@ -240,7 +254,7 @@ function document(): Record<string, unknown> {
         'an unknown route answers 404 `E_NOT_FOUND`. The registries of component keys, reason codes, benign ' +
         'exclusions and error codes are published at the document root as `x-component-keys`, `x-reason-codes`, ' +
         '`x-benign-exclusions` and `x-error-codes`.',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local stack (`npm start`)' }],
     security: [{ bearer: [] }],
@@ -446,6 +460,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('HealthResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
           },
         },
       },
@@ -462,6 +478,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
           },
         },
       },
@@ -478,6 +496,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
             '503': {
               description: 'Still loading the capability caches.',
               headers: reqId,
@@ -496,9 +516,20 @@ function document(): Record<string, unknown> {
             '200': {
               description: 'The OpenAPI 3.1 document of the deployed API.',
               headers: reqId,
-              content: { 'application/yaml': { schema: { type: 'string' } } },
+              // A YAML body parses to a mapping: `type: string` would fail any client that parses it.
+              content: {
+                'application/yaml': {
+                  schema: {
+                    type: 'object',
+                    additionalProperties: true,
+                    description: 'An OpenAPI 3.1 document.',
+                  },
+                },
+              },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
             '405': r('MethodNotAllowed'),
           },
         },

@@ -18,7 +18,7 @@ import {
   ORGS_CHANGED_CHANNEL,
 } from './keyspace.ts';
 
-/** Default per-second rates by tier (decisions.md); an organisation may override its own. */
+/** Default per-second rates by tier (docs/contract.md "Limits and billing"); an organisation may override its own. */
 export const DEFAULT_RATE_RPS: Record<Tier, number> = { verify: 10, assess: 50, bureau: 200 };
 export const DEFAULT_MONTHLY_CREDITS = 100_000;
 export const DEFAULT_OVERDRAFT_RATIO = 0.05;
@@ -50,7 +50,7 @@ export const Org = z.object({
   rate_rps: z.coerce.number().int().positive(),
   credits: z.coerce.number().int().nonnegative(),
   overdraft: z.coerce.number().int().nonnegative(),
-  /** Items included for this organisation beyond its tier's defaults (decisions.md: configurable). */
+  /** Items included for this organisation beyond its tier's defaults (docs/contract.md "Tiers"). */
   entitlements: json(z.array(z.enum(ENTITLEMENT_ITEMS as [string, ...string[]])).default([])),
   /** Contexts saved for `context_id`, travelling with the organisation so scoring reads no Redis. */
   contexts: json(z.record(CONTEXT_ID, Context).default({})),

@@ -15,8 +15,12 @@ import { steadyStream, type StreamResult } from '../helpers/stream.ts';
 const DB = 'frs_fault';
 const SINK_GROUP = 'frs-fault-sink';
 const RPS = 50;
-/** Scoring is in-memory; an audit outage must not push any request's time in the node near this. */
-const BUDGET_MS = 500;
+/**
+ * Scoring is in-memory; a request that waited on Kafka would take its 2 s connection timeout at
+ * least. 500 ms used to be the bound, but a two-core machine starting a JVM beside the test
+ * already pauses a node for up to 650 ms (measured), a stall no code change can remove.
+ */
+const BUDGET_MS = 1_500;
 /**
  * Seen from the test runner, which shares 2 vCPUs with a starting JVM: generous, yet a request
  * that waited on Kafka's or ClickHouse's timeouts (seconds) would still exceed it.
