@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { OUTCOME_ID_PATTERN, SCORE_ID_PATTERN } from '../ids.ts';
 import { CLIENT_REFERENCE_MAX, Subject } from './request.ts';
+import { storableText } from './storable-text.ts';
 
 export const OUTCOME_KINDS = [
   'confirmed_fraud',
@@ -25,14 +26,6 @@ export const LEDGER_REPORT_KINDS: ReadonlySet<OutcomeKind> = new Set([
 export const NOTE_MAX = 1024;
 /** A caller's clock may run a little ahead of ours; `occurred_at` up to this far ahead is accepted. */
 export const OCCURRED_AT_SKEW_MS = 60_000;
-
-/**
- * Free text a caller sends with an outcome, stored as-is in Kafka and ClickHouse. The one place
- * the outcome schema builds such fields, so a stricter storable-text rule applies to all of them.
- */
-function freeText(max: number) {
-  return z.string().max(max);
-}
 
 export const OutcomeRequest = z
   .strictObject({
@@ -64,10 +57,10 @@ export const OutcomeRequest = z
         description: 'When it happened (RFC 3339); not in the future. Defaults to when it was received.',
         examples: ['2026-11-20T14:03:00Z'],
       }),
-    note: freeText(NOTE_MAX)
+    note: storableText({ max: NOTE_MAX })
       .optional()
       .meta({ description: 'Free text for your analysts; stored with the outcome.' }),
-    client_reference: freeText(CLIENT_REFERENCE_MAX)
+    client_reference: storableText({ max: CLIENT_REFERENCE_MAX })
       .optional()
       .meta({ description: 'Your reference for the case, stored with the outcome.' }),
   })
