@@ -22,6 +22,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/outcomes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report what happened: fraud confirmed, a chargeback, abuse, or not fraud
+     * @description Every tier; never billed. Order of checks: authenticate, validate, rate limit (the tier's rate in a window of its own, separate from scoring), idempotency, the referenced score (404). Each accepted outcome is streamed and stored for 13 months; `confirmed_fraud`, `chargeback` and `spam_or_abuse` count as one report per organisation against the subject in the reputation ledger within seconds, and a later `not_fraud` from the same organisation withdraws it.
+     */
+    post: operations['reportOutcome'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/explain/{score_id}': {
     parameters: {
       query?: never;
@@ -179,6 +199,34 @@ export interface components {
        */
       shadow_version?: '2026.02.0' | '2026.08.0' | '2026.11.0' | '2026.12.0' | '2026.12.1';
     };
+    /** @description What happened to a subject: a score_id, a subject, or both. */
+    OutcomeRequest:
+      | {
+          /**
+           * @description The score the outcome is about. Its subject is the outcome's subject (a `subject` sent too is ignored). Unknown, another organisation's, or past retention: 404 `E_SCORE_NOT_FOUND`.
+           * @example sc_019a4f0e6b3c7d2e8f1a2b3c4d5e6f70
+           */
+          score_id?: string;
+          /** @description The subject the outcome is about, when there is no `score_id`. */
+          subject?: components['schemas']['Subject'];
+          /**
+           * @description `confirmed_fraud`, `chargeback` and `spam_or_abuse` count as a report against the subject in the reputation ledger (one per organisation); a later `not_fraud` from the same organisation withdraws it; `suspected_fraud` is kept for analysis and does not count.
+           * @enum {string}
+           */
+          outcome: 'confirmed_fraud' | 'chargeback' | 'suspected_fraud' | 'spam_or_abuse' | 'not_fraud';
+          /**
+           * Format: date-time
+           * @description When it happened (RFC 3339); not in the future. Defaults to when it was received.
+           * @example 2026-11-20T14:03:00Z
+           */
+          occurred_at?: string;
+          /** @description Free text for your analysts; stored with the outcome. */
+          note?: string;
+          /** @description Your reference for the case, stored with the outcome. */
+          client_reference?: string;
+        }
+      | unknown
+      | unknown;
     ScoreResponse: {
       /** @description `sc_` + 32 lowercase hex (a UUIDv7). The prefix is fixed by contract. */
       score_id: string;
@@ -234,6 +282,18 @@ export interface components {
       /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`. New values may be added; treat unknown ones as opaque. */
       degraded_sources: string[];
       latency_ms?: number;
+    };
+    /**
+     * @example {
+     *       "outcome_id": "oc_019aa3c4d2e87a1b9c0d1e2f3a4b5c6d",
+     *       "received_at": "2026-11-22T18:04:05.123Z"
+     *     }
+     */
+    OutcomeAccepted: {
+      /** @description `oc_` + 32 lowercase hex (a UUIDv7: ids sort by receipt time). */
+      outcome_id: string;
+      /** @description When the outcome was received (RFC 3339, UTC). */
+      received_at: string;
     };
     /**
      * @example {
@@ -297,7 +357,17 @@ export interface components {
           narrative?: string;
         };
         benign_exclusions?: string[];
+        /** @description Tiers with the reputation ledger, when it answered: the reports that counted. */
+        reputation?: components['schemas']['ReputationReports'];
       };
+    };
+    ReputationReports: {
+      /** @description Reports that counted (number and address together); the score counts at most 3. */
+      reports: number;
+      /** @description Of them, from the consortium feed. */
+      feed_reports: number;
+      /** @description Of them, organisations whose latest outcome for the subject is confirmed_fraud, chargeback or spam_or_abuse (one each, however often they reported it). Which organisations is never shown. */
+      outcome_reports: number;
     };
     HealthResponse: {
       /** @enum {string} */
@@ -590,6 +660,46 @@ export interface operations {
       401: components['responses']['Unauthenticated'];
       402: components['responses']['CreditsExhausted'];
       403: components['responses']['EntitlementRequired'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+    };
+  };
+  reportOutcome: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Per organisation, kept 24 hours, separate from the keys of scoring. Same key and body: the first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty or over 128 characters: 422. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OutcomeRequest'];
+      };
+    };
+    responses: {
+      /** @description Accepted: streamed and stored, and applied to the reputation ledger within seconds. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OutcomeAccepted'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['ScoreNotFound'];
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];

@@ -21,7 +21,9 @@ const ROOT = join(import.meta.dirname, '..');
 const [scenario, ...k6Args] = process.argv.slice(2);
 const script = scenario ? join(ROOT, 'k6', `${scenario}.js`) : '';
 if (!scenario || !existsSync(script)) {
-  console.error('usage: npm run k6 -- <steady|burst|mixed|idempotent|degraded|spike|soak> [k6 args…]');
+  console.error(
+    'usage: npm run k6 -- <steady|burst|mixed|idempotent|degraded|spike|soak|outcomes> [k6 args…]',
+  );
   process.exit(2);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newScoreId, SCORE_ID_PATTERN, scoreIdTime } from './ids.ts';
+import { newOutcomeId, newScoreId, OUTCOME_ID_PATTERN, SCORE_ID_PATTERN, scoreIdTime } from './ids.ts';
 
 describe('score ids', () => {
   it('are sc_ + 32 lowercase hex carrying a UUIDv7', () => {
@@ -20,5 +20,14 @@ describe('score ids', () => {
     expect(scoreIdTime('sc_0123')).toBeNull();
     expect(scoreIdTime("sc_0123456789abcdef0123456789abcdef' OR 1=1")).toBeNull();
     expect(scoreIdTime('sc_0123456789ab0def0123456789abcdef')).toBeNull();
+  });
+});
+
+describe('outcome ids', () => {
+  it('are oc_ + 32 lowercase hex carrying a UUIDv7 of the receipt time', () => {
+    const id = newOutcomeId(1_700_000_000_123);
+    expect(id).toMatch(OUTCOME_ID_PATTERN);
+    expect(id.slice(3, 15)).toBe((1_700_000_000_123).toString(16).padStart(12, '0'));
+    expect(id[15]).toBe('7');
   });
 });

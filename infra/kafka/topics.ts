@@ -3,25 +3,37 @@
  * any cluster: `KAFKA_BROKERS=host:9092 node infra/kafka/topics.ts`.
  */
 import { loadConfig } from '../../shared/config.ts';
-import { createKafka, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import {
+  createKafka,
+  OUTCOMES_DLQ_TOPIC,
+  OUTCOMES_TOPIC,
+  SCORES_DLQ_TOPIC,
+  SCORES_TOPIC,
+} from '../../shared/clients/kafka.ts';
 
 /** Topic specs: partitions bound the audit sink's parallelism; retention covers a long sink outage. */
+const stream = (topic: string, numPartitions: number) => ({
+  topic,
+  numPartitions,
+  replicationFactor: 1,
+  configEntries: [
+    { name: 'retention.ms', value: String(7 * 24 * 3600 * 1000) },
+    { name: 'min.insync.replicas', value: '1' },
+  ],
+});
+const deadLetters = (topic: string) => ({
+  topic,
+  numPartitions: 1,
+  replicationFactor: 1,
+  configEntries: [{ name: 'retention.ms', value: String(30 * 24 * 3600 * 1000) }],
+});
+
 export const TOPICS = [
-  {
-    topic: SCORES_TOPIC,
-    numPartitions: 3,
-    replicationFactor: 1,
-    configEntries: [
-      { name: 'retention.ms', value: String(7 * 24 * 3600 * 1000) },
-      { name: 'min.insync.replicas', value: '1' },
-    ],
-  },
-  {
-    topic: SCORES_DLQ_TOPIC,
-    numPartitions: 1,
-    replicationFactor: 1,
-    configEntries: [{ name: 'retention.ms', value: String(30 * 24 * 3600 * 1000) }],
-  },
+  stream(SCORES_TOPIC, 3),
+  deadLetters(SCORES_DLQ_TOPIC),
+  // Outcomes are far fewer than scores: one partition is plenty and keeps them in receipt order.
+  stream(OUTCOMES_TOPIC, 1),
+  deadLetters(OUTCOMES_DLQ_TOPIC),
 ];
 
 export async function ensureTopics(brokers: string[]): Promise<string[]> {

@@ -68,6 +68,23 @@ export function score(tier, body, headers = {}) {
   });
 }
 
+/** POST /v1/outcomes of one tier's organisation. */
+export function reportOutcome(tier, body, headers = {}) {
+  return http.post(`${baseUrl()}/v1/outcomes`, JSON.stringify(body), {
+    headers: { Authorization: `Bearer ${KEYS[tier]}`, 'Content-Type': 'application/json', ...headers },
+    tags: { name: 'POST /v1/outcomes', tier },
+  });
+}
+
+/** A 202 with an outcome id and the rate-limit headers of the outcomes window. */
+export function checkReported(res) {
+  return check(res, {
+    'status 202': (r) => r.status === 202,
+    'outcome_id oc_': (r) => r.status === 202 && /^oc_[0-9a-f]{32}$/.test(r.json('outcome_id')),
+    'outcome rate headers': (r) => r.headers['X-Ratelimit-Limit'] !== undefined,
+  });
+}
+
 /** A 200 that carries the contract's required fields and rate-limit headers. */
 export function checkScored(res) {
   return check(res, {

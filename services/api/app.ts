@@ -5,9 +5,13 @@ import { requestId } from './http/request-id.ts';
 import { explainRoutes, type ExplainRouteDeps } from './routes/explain.ts';
 import { healthRoutes, type HealthRouteDeps } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { outcomeRoutes, type OutcomeRouteDeps } from './routes/outcomes.ts';
 import { scoreRoutes, type ScoreRouteDeps } from './routes/score.ts';
 
-export type AppDeps = ScoreRouteDeps & ExplainRouteDeps & HealthRouteDeps & { log: Logger };
+export type AppDeps = ScoreRouteDeps &
+  ExplainRouteDeps &
+  OutcomeRouteDeps &
+  HealthRouteDeps & { log: Logger };
 
 /** The HTTP surface; every dependency comes in through `deps`, built by main.ts. */
 export function buildApp(deps: AppDeps): Express {
@@ -21,6 +25,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(scoreRoutes(deps));
   app.use(healthRoutes(deps));
   app.use(explainRoutes(deps));
+  app.use(outcomeRoutes(deps));
   app.use(openApiRoutes());
   app.use(notFound);
   app.use(errorHandler(deps.log));

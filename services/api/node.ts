@@ -12,9 +12,10 @@ import { ScoreHistory } from '../../shared/audit/history.ts';
 import { refreshCapability } from '../../shared/capabilities/refresh.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { ledgerReportCountsKey } from '../../shared/capabilities/ledger-reports.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka } from '../../shared/clients/kafka.ts';
+import { createKafka, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
@@ -34,6 +35,7 @@ import { CallerBudget } from './http/caller-budget.ts';
 import { KeyUsage } from './key-usage.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
+import { OutcomeRecorder } from './outcome-recorder.ts';
 import { registerRedisMemory } from './redis-memory.ts';
 import { Scorer } from './scorer.ts';
 import { warmUpScorePath } from './warm-up.ts';
@@ -92,10 +94,8 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
 
     // One journal directory per node, stable across restarts (NODE_ID, else the port), so a
     // restarted node replays what it spilled before.
-    const journalDir = join(
-      cfg.AUDIT_JOURNAL_DIR,
-      (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'),
-    );
+    const nodeDir = (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_');
+    const journalDir = join(cfg.AUDIT_JOURNAL_DIR, nodeDir);
     // Small segments: a replayed segment is read and parsed in one go on the event loop, so its
     // size bounds the pause a replay can add to requests: a 4 MiB segment took 6-55 ms on a loaded
     // dev machine, so 64 MiB would stall requests for tenths of a second; 1 MiB is ~330 records.
@@ -109,7 +109,23 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       ),
       (a) => a.close(),
     );
-    await audit.start();
+    // Outcomes go through a publisher of their own (same guarantees), journalling under outcomes/.
+    const outcomesAudit = resources.add(
+      'drain',
+      'outcome publisher',
+      new AuditPublisher(
+        kafka,
+        new AuditJournal({
+          dir: join(cfg.AUDIT_JOURNAL_DIR, 'outcomes', nodeDir),
+          segmentBytes: 1 << 20,
+          maxBytes: 256 * 1024 ** 2,
+        }),
+        log,
+        { topic: OUTCOMES_TOPIC },
+      ),
+      (a) => a.close(),
+    );
+    await Promise.all([audit.start(), outcomesAudit.start()]);
     const explainCache = new ExplainCache(redisExplain, log, undefined, cfg.EXPLAIN_COPIES_PER_ORG_S);
 
     const capabilities = CAPABILITIES.map((def) =>
@@ -144,6 +160,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       new LedgerLookup({
         redis: redisLedger,
         key: (version) => store.ledgerKey(version),
+        reportsKey: ledgerReportCountsKey(cfg.CAPABILITY_KEY_PREFIX),
         version: () => snapshots.current.ledgerVersion,
         timeoutMs: cfg.LEDGER_TIMEOUT_MS,
         resetMs: cfg.LEDGER_BREAKER_RESET_MS,
@@ -205,6 +222,12 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       )
       .finally(() => (warmedUp = true));
 
+    const history = new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE);
+    // Explain and outcome reports share the bound on ClickHouse lookups of cache misses.
+    const lookups = new HistoryLookups(
+      cfg.EXPLAIN_LOOKUPS_MAX,
+      Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
+    );
     const app = buildApp({
       log,
       auth,
@@ -212,10 +235,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         addressErrorsPerSecond: cfg.ADDRESS_ERRORS_PER_S,
         nodeCount: cfg.CONTROLS_NODE_COUNT,
       }),
-      lookups: new HistoryLookups(
-        cfg.EXPLAIN_LOOKUPS_MAX,
-        Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
-      ),
+      lookups,
       controls:
         cfg.CONTROLS === 'on'
           ? new Controls({
@@ -233,8 +253,15 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
           return audit.publish(scoreId, recordJson);
         },
       }),
-      history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+      history,
       recent: explainCache,
+      outcomes: new OutcomeRecorder({
+        nodeId,
+        publish: (outcomeId, recordJson) => outcomesAudit.publish(outcomeId, recordJson),
+        history,
+        lookups,
+        recent: explainCache,
+      }),
       ready: () => auth.ready && snapshots.ready && warmedUp,
       capabilities: health,
       metrics,

@@ -1,6 +1,6 @@
 import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
-import type { ScoreResponse } from '../../shared/contract/response.ts';
+import type { ReputationReportsT, ScoreResponse } from '../../shared/contract/response.ts';
 import type { CapabilityDef } from '../../shared/capabilities/registry.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { score } from '../../shared/scoring/engine.ts';
@@ -140,7 +140,7 @@ export class Scorer {
         node_id: this.deps.nodeId,
         latency_ms: response.latency_ms ?? 0,
         request: requestAsSent(req),
-        evidence: tierEvidence(scored, tier, entitlements),
+        evidence: { ...tierEvidence(scored, tier, entitlements), ...reputationReports(reputation) },
         raw_risk: scored.raw,
         fired_components: scored.fired,
         ...(challengerScored && {
@@ -156,6 +156,19 @@ export class Scorer {
     );
     return { body, durable: this.deps.publish(scoreId, record, principal.org.org_id) };
   }
+}
+
+/** How many ledger reports counted, for explain; only where the tier consulted the ledger and it answered. */
+function reputationReports(reputation: Reputation | undefined): { reputation?: ReputationReportsT } {
+  if (reputation === undefined || reputation === 'unavailable') return {};
+  const fromOutcomes = reputation.outcomeReports ?? 0;
+  return {
+    reputation: {
+      reports: reputation.reports,
+      feed_reports: reputation.reports - fromOutcomes,
+      outcome_reports: fromOutcomes,
+    },
+  };
 }
 
 /** The request as the caller sent it (the key travels in a header and is never part of this). */

@@ -1,9 +1,15 @@
-/** The audit sink built from config: Kafka `scores.v1` to ClickHouse `scores`, with a bounded stop. */
+/**
+ * The audit sink built from config, with a bounded stop: Kafka `scores.v1` and `outcomes.v1` to
+ * ClickHouse, and outcomes to the reputation ledger.
+ */
+import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka } from '../../shared/clients/kafka.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { LedgerLearner } from './ledger-learner.ts';
 import { AuditSink } from './sink.ts';
 
 /** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
@@ -32,8 +38,25 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         }),
         (s) => s.stop(),
       );
-      log.info({ topic: 'scores.v1' }, 'audit sink connecting');
-      await sink.start();
+      const ledgerRedis = resources.add(
+        'clients',
+        'ledger redis',
+        createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, { connectionName: 'frs-ledger-learner', log }),
+        (r) => r.disconnect(),
+      );
+      const learner = resources.add(
+        'workers',
+        'ledger learner',
+        new LedgerLearner(
+          kafka,
+          new LedgerReports(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX),
+          log,
+          `${cfg.AUDIT_SINK_GROUP}-ledger`,
+        ),
+        (l) => l.stop(),
+      );
+      log.info({ topics: ['scores.v1', 'outcomes.v1'] }, 'audit sink connecting');
+      await Promise.all([sink.start(), learner.start()]);
     },
     stop: () => resources.closeAll(log, Date.now() + SINK_STOP_DEADLINE_MS),
   };

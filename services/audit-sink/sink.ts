@@ -1,7 +1,14 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { z } from 'zod';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
-import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import {
+  OUTCOMES_DLQ_TOPIC,
+  OUTCOMES_TOPIC,
+  SCORES_DLQ_TOPIC,
+  SCORES_TOPIC,
+} from '../../shared/clients/kafka.ts';
+import { OutcomeRecord, toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { dlqRecords } from './dlq-metrics.ts';
@@ -54,9 +61,13 @@ export function toRow(r: AuditRecordEnvelope) {
   };
 }
 
-type Decoded = { ok: true; record: AuditRecordEnvelope } | { ok: false; reason: string };
+type Decoded<T = AuditRecordEnvelope> = { ok: true; record: T } | { ok: false; reason: string };
 
 export function decode(message: KafkaMessage): Decoded {
+  return decodeWith(AuditRecordEnvelope, message);
+}
+
+function decodeWith<T>(schema: z.ZodType<T>, message: KafkaMessage): Decoded<T> {
   if (!message.value) return { ok: false, reason: 'empty message' };
   let json: unknown;
   try {
@@ -64,7 +75,7 @@ export function decode(message: KafkaMessage): Decoded {
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
-  const parsed = AuditRecordEnvelope.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     return {
       ok: false,
@@ -88,13 +99,25 @@ interface DeadLetter {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What one consumed topic becomes: rows of a table, undecodable or refused records to its DLQ. */
+interface SinkStream {
+  table: string;
+  dlq: string;
+  row: (message: KafkaMessage) => { ok: true; row: object } | { ok: false; reason: string };
+}
+
+function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
+  return d.ok ? { ok: true as const, row: toRowFn(d.record) } : d;
+}
+
 /**
- * Consumes `scores.v1` and writes each record once into ClickHouse. Offsets are committed only
- * after ClickHouse accepted the batch; while it is down the batch is retried with backoff and
- * consumption waits. Records that cannot be decoded, and records ClickHouse refuses for their
- * content (found by splitting the refused batch, see quarantine.ts), go unchanged to
- * `scores.v1.dlq` with reason headers; the rest of the batch is inserted and offsets move on.
- * Re-delivery is harmless: `scores` is a ReplacingMergeTree keyed on the score.
+ * Consumes `scores.v1` into `scores` and `outcomes.v1` into `outcomes`, each record once. Offsets
+ * are committed only after ClickHouse accepted the batch; while it is down the batch is retried
+ * with backoff and consumption waits. Records that cannot be decoded, and records ClickHouse
+ * refuses for their content (found by splitting the refused batch, see quarantine.ts), go
+ * unchanged to the topic's dead-letter topic (`scores.v1.dlq`, `outcomes.v1.dlq`) with reason
+ * headers; the rest of the batch is inserted and offsets move on. Re-delivery is harmless: both
+ * tables are ReplacingMergeTrees keyed on the record's id.
  */
 export class AuditSink {
   private readonly consumer: Consumer;
@@ -102,7 +125,7 @@ export class AuditSink {
   private readonly ch: ClickHouseClient;
   private readonly log: Logger;
   private readonly opts: SinkOptions;
-  private readonly table: string;
+  private readonly streams: Record<string, SinkStream>;
   inserted = 0;
   deadLettered = 0;
 
@@ -121,13 +144,21 @@ export class AuditSink {
     this.ch = ch;
     this.log = log;
     this.opts = opts;
-    this.table = `${quoteIdent(opts.database)}.scores`;
+    const db = quoteIdent(opts.database);
+    this.streams = {
+      [SCORES_TOPIC]: { table: `${db}.scores`, dlq: SCORES_DLQ_TOPIC, row: (m) => rowOf(decode(m), toRow) },
+      [OUTCOMES_TOPIC]: {
+        table: `${db}.outcomes`,
+        dlq: OUTCOMES_DLQ_TOPIC,
+        row: (m) => rowOf(decodeWith(OutcomeRecord, m), toOutcomeRow),
+      },
+    };
   }
 
   async start(): Promise<void> {
     await this.dlq.connect();
     await this.consumer.connect();
-    await this.consumer.subscribe({ topic: SCORES_TOPIC, fromBeginning: true });
+    await this.consumer.subscribe({ topics: Object.keys(this.streams), fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
       // Partitions insert independently, so one slow partition does not hold the others' lag.
@@ -138,11 +169,12 @@ export class AuditSink {
   }
 
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    const rows: { row: ReturnType<typeof toRow>; message: KafkaMessage }[] = [];
+    const stream = this.streams[batch.topic]!;
+    const rows: { row: object; message: KafkaMessage }[] = [];
     const bad: DeadLetter[] = [];
     for (const message of batch.messages) {
-      const d = decode(message);
-      if (d.ok) rows.push({ row: toRow(d.record), message });
+      const d = stream.row(message);
+      if (d.ok) rows.push({ row: d.row, message });
       else bad.push({ message, reason: d.reason, stage: 'decode' });
     }
     await this.deadLetter(batch.topic, batch.partition, bad);
@@ -154,7 +186,7 @@ export class AuditSink {
         // with the type's zero, not with the DEFAULT expression.
         const insertedAt = Math.floor(Date.now() / 1000);
         await this.ch.insert({
-          table: this.table,
+          table: stream.table,
           values: slice.map((r) => ({ ...r.row, inserted_at: insertedAt })),
           format: 'JSONEachRow',
         });
@@ -194,7 +226,7 @@ export class AuditSink {
   private async deadLetter(topic: string, partition: number, records: DeadLetter[]): Promise<void> {
     if (records.length === 0) return;
     await this.dlq.send({
-      topic: SCORES_DLQ_TOPIC,
+      topic: this.streams[topic]!.dlq,
       acks: -1,
       messages: records.map(({ message, reason, stage, errorCode }) => ({
         key: message.key,

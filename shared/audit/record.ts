@@ -5,6 +5,7 @@ import {
   BANDS,
   COVERAGES,
   Component,
+  ReputationReports,
   ScoreResponse,
   SubjectResolution,
   TIERS,
@@ -18,6 +19,7 @@ export const AuditEvidence = z.object({
   subject: SubjectResolution.optional(),
   primary_risk_factor: z.object({ code: z.string(), narrative: z.string().optional() }).optional(),
   benign_exclusions: z.array(z.string()).optional(),
+  reputation: ReputationReports.optional(),
 });
 
 /**

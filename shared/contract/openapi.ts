@@ -4,18 +4,21 @@ import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reas
 import { SCORE_VERSIONS, DEFAULT_VERSION } from '../scoring/versions.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 // Imported for their registration in the zod registry (`.meta({ id })`), which names the schemas.
+import './outcome.ts';
 import './request.ts';
 import './response.ts';
 
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
-export const CONTRACT_VERSION = '1.2.0';
+export const CONTRACT_VERSION = '1.3.0';
 
-const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions'];
+const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions', 'OutcomeRequest'];
 const RESPONSE_SCHEMAS = [
   'ScoreResponse',
+  'OutcomeAccepted',
   'Component',
   'SubjectResolution',
   'ExplainResponse',
+  'ReputationReports',
   'HealthResponse',
   'CapabilityHealth',
   'ProbeResponse',
@@ -257,6 +260,7 @@ function document(): Record<string, unknown> {
     security: [{ bearer: [] }],
     tags: [
       { name: 'scoring', description: 'Score subjects and retrieve stored scores.' },
+      { name: 'outcomes', description: 'Report what happened to a scored subject.' },
       { name: 'operations', description: 'Health, probes and this document. Public.' },
     ],
     paths: {
@@ -324,6 +328,88 @@ function document(): Record<string, unknown> {
             '401': r('Unauthenticated'),
             '402': r('CreditsExhausted'),
             '403': r('EntitlementRequired'),
+            '409': r('Conflict'),
+            '413': r('PayloadTooLarge'),
+            '415': r('UnsupportedMediaType'),
+            '422': r('ValidationFailed'),
+            '429': r('RateLimited'),
+            '500': r('Internal'),
+          },
+        },
+      },
+      '/v1/outcomes': {
+        post: {
+          operationId: 'reportOutcome',
+          tags: ['outcomes'],
+          summary: 'Report what happened: fraud confirmed, a chargeback, abuse, or not fraud',
+          description:
+            "Every tier; never billed. Order of checks: authenticate, validate, rate limit (the tier's rate in a " +
+            'window of its own, separate from scoring), idempotency, the referenced score (404). Each accepted ' +
+            'outcome is streamed and stored for 13 months; `confirmed_fraud`, `chargeback` and `spam_or_abuse` ' +
+            'count as one report per organisation against the subject in the reputation ledger within seconds, ' +
+            'and a later `not_fraud` from the same organisation withdraws it.',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'Per organisation, kept 24 hours, separate from the keys of scoring. Same key and body: the ' +
+                'first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty or ' +
+                'over 128 characters: 422.',
+              schema: { type: 'string', minLength: 1, maxLength: 128 },
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref('OutcomeRequest'),
+                examples: {
+                  byScore: {
+                    summary: 'About a score',
+                    value: {
+                      score_id: EXAMPLE_RESPONSE.score_id,
+                      outcome: 'confirmed_fraud',
+                      occurred_at: '2026-11-20T14:03:00Z',
+                      note: 'caller asked for a SIM swap, account drained next day',
+                      client_reference: 'case-5512',
+                    },
+                  },
+                  bySubject: {
+                    summary: 'About a subject',
+                    value: { subject: { phone_number: '+447911123456' }, outcome: 'not_fraud' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '202': {
+              description:
+                'Accepted: streamed and stored, and applied to the reputation ledger within seconds.',
+              headers: Object.fromEntries(
+                ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Idempotent-Replayed'].map(
+                  (n) => [n, h(n)],
+                ),
+              ),
+              content: {
+                'application/json': {
+                  schema: ref('OutcomeAccepted'),
+                  examples: {
+                    accepted: {
+                      value: {
+                        outcome_id: 'oc_019aa3c4d2e87a1b9c0d1e2f3a4b5c6d',
+                        received_at: '2026-11-22T18:04:05.123Z',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            '400': r('BadRequest'),
+            '401': r('Unauthenticated'),
+            '404': r('ScoreNotFound'),
             '409': r('Conflict'),
             '413': r('PayloadTooLarge'),
             '415': r('UnsupportedMediaType'),

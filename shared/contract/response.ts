@@ -125,6 +125,24 @@ export type ScoreResponse = z.infer<typeof ScoreResponse>;
 export type ComponentResult = z.infer<typeof Component>;
 export type SubjectResolutionT = z.infer<typeof SubjectResolution>;
 
+/** How many reputation reports counted for a score, and where they came from; never who made them. */
+export const ReputationReports = z
+  .object({
+    reports: z.int().min(0).meta({
+      description: 'Reports that counted (number and address together); the score counts at most 3.',
+    }),
+    feed_reports: z.int().min(0).meta({ description: 'Of them, from the consortium feed.' }),
+    outcome_reports: z
+      .int()
+      .min(0)
+      .meta({
+        description:
+          'Of them, organisations whose latest outcome for the subject is confirmed_fraud, chargeback or ' +
+          'spam_or_abuse (one each, however often they reported it). Which organisations is never shown.',
+      }),
+  })
+  .meta({ id: 'ReputationReports' });
+
 export const ExplainResponse = z
   .object({
     score_id: z.string().regex(SCORE_ID_PATTERN),
@@ -141,12 +159,16 @@ export const ExplainResponse = z
         subject: SubjectResolution.optional(),
         primary_risk_factor: PrimaryRiskFactor.optional(),
         benign_exclusions: z.array(z.string()).optional(),
+        reputation: ReputationReports.optional().meta({
+          description: 'Tiers with the reputation ledger, when it answered: the reports that counted.',
+        }),
       })
       .meta({ description: 'The full evidence the tier permits, also when `explain: false` was asked.' }),
   })
   .meta({ id: 'ExplainResponse' });
 
 export type ExplainResponse = z.infer<typeof ExplainResponse>;
+export type ReputationReportsT = z.infer<typeof ReputationReports>;
 
 export const CAPABILITY_STATUSES = ['ok', 'degraded', 'unavailable'] as const;
 

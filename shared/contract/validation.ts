@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode, ErrorItem } from './errors.ts';
+import { OutcomeRequest } from './outcome.ts';
 import { IDEMPOTENCY_KEY_MAX, ScoreRequest } from './request.ts';
 import { isStorable } from './storable-text.ts';
 
@@ -73,18 +74,35 @@ export function idempotencyKeyErrors(value: string | undefined): ErrorItem[] {
   return [];
 }
 
-export type Validated = { ok: true; request: ScoreRequest } | { ok: false; errors: ErrorItem[] };
+export type Validated<T = ScoreRequest> = { ok: true; request: T } | { ok: false; errors: ErrorItem[] };
 
 /**
- * The schema pass of POST /v1/score: the body and the Idempotency-Key header together, so one
- * 422 reports every violation of both.
+ * The schema pass of a request: the body and the Idempotency-Key header together, so one 422
+ * reports every violation of both.
  */
-export function validateScoreRequest(body: unknown, idempotencyKey: string | undefined): Validated {
-  const parsed = ScoreRequest.safeParse(body);
+function validateRequest<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  idempotencyKey: string | undefined,
+): Validated<z.infer<S>> {
+  const parsed = schema.safeParse(body);
   const errors = [
     ...(parsed.success ? [] : issuesToErrors(parsed.error.issues)),
     ...idempotencyKeyErrors(idempotencyKey),
   ];
   if (errors.length > 0 || !parsed.success) return { ok: false, errors: capErrors(errors) };
   return { ok: true, request: parsed.data };
+}
+
+/** POST /v1/score. */
+export function validateScoreRequest(body: unknown, idempotencyKey: string | undefined): Validated {
+  return validateRequest(ScoreRequest, body, idempotencyKey);
+}
+
+/** POST /v1/outcomes. */
+export function validateOutcomeRequest(
+  body: unknown,
+  idempotencyKey: string | undefined,
+): Validated<OutcomeRequest> {
+  return validateRequest(OutcomeRequest, body, idempotencyKey);
 }

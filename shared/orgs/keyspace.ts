@@ -12,12 +12,21 @@ export const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
 /** Sorted set of an organisation's key ids scored by last use (epoch ms); API nodes flush it. */
 export const keysLastUsedKey = (orgId: string) => `frs:org:${orgId}:keys:used`;
 
+/**
+ * What a request is admitted for: each scope has rate windows and Idempotency-Keys of its own, so
+ * reporting outcomes never takes a scoring slot (nor replays a scoring answer).
+ */
+export type ControlScope = 'score' | 'outcomes';
+const scoped = (scope: ControlScope) => (scope === 'score' ? '' : `${scope}:`);
+
 /** Fixed one-second window of an organisation, named by the whole epoch second. */
-export const rateKey = (orgId: string, epochSecond: number) => `frs:rl:{${orgId}}:${epochSecond}`;
+export const rateKey = (orgId: string, epochSecond: number, scope: ControlScope = 'score') =>
+  `frs:rl:{${orgId}}:${scoped(scope)}${epochSecond}`;
 /** Credits used by an organisation in one UTC calendar month (`YYYY-MM`). */
 export const creditsKey = (orgId: string, period: string) => `frs:credits:{${orgId}}:${period}`;
 /** An Idempotency-Key of an organisation, by the SHA-256 of the key so any header value is safe. */
-export const idempotencyKey = (orgId: string, keyHash: string) => `frs:idem:{${orgId}}:${keyHash}`;
+export const idempotencyKey = (orgId: string, keyHash: string, scope: ControlScope = 'score') =>
+  `frs:idem:{${orgId}}:${scoped(scope)}${keyHash}`;
 
 /** A revoked key's digest is published here; every API node drops it from its key cache. */
 export const KEYS_REVOKED_CHANNEL = 'frs:keys:revoked';

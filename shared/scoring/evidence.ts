@@ -6,8 +6,12 @@ import { resolveIp, type IpFacts, type IpOverlays } from '../resolution/ip.ts';
 import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
 import type { ComponentKey } from './reason-codes.ts';
 
-/** Reports in the reputation ledger, or `unavailable` when the live lookup could not answer. */
-export type Reputation = { reports: number } | 'unavailable';
+/**
+ * Reports in the reputation ledger (feed and outcomes together; `outcomeReports` of them are
+ * organisations that reported the subject through outcomes), or `unavailable` when the live
+ * lookup could not answer.
+ */
+export type Reputation = { reports: number; outcomeReports?: number } | 'unavailable';
 
 /** Evidence gathered for one subject before scoring; the engine itself does no I/O. */
 export interface Evidence {

@@ -73,12 +73,21 @@ describe('GET /v1/openapi.yaml', () => {
 
   it('documents every endpoint, with bearer security on the private ones only', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/livez', '/readyz', '/v1/explain/{score_id}', '/v1/health', '/v1/openapi.yaml', '/v1/score'].sort(),
+      [
+        '/livez',
+        '/readyz',
+        '/v1/explain/{score_id}',
+        '/v1/health',
+        '/v1/openapi.yaml',
+        '/v1/outcomes',
+        '/v1/score',
+      ].sort(),
     );
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/v1/score']!.post!.security).toBeUndefined();
     expect(doc.paths['/v1/explain/{score_id}']!.get!.security).toBeUndefined();
+    expect(doc.paths['/v1/outcomes']!.post!.security).toBeUndefined();
     for (const p of ['/v1/health', '/livez', '/readyz', '/v1/openapi.yaml']) {
       expect(doc.paths[p]!.get!.security).toEqual([]);
     }

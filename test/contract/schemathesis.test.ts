@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { orgWithKey, redis } from '../helpers/fixtures.ts';
+import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { startApi, type ApiNode } from '../helpers/processes.ts';
 
 const run = promisify(execFile);
@@ -29,6 +29,8 @@ describe('Schemathesis --checks all over the served document', () => {
   let api: ApiNode;
   let apiKey: string;
   let bin: string;
+  /** A score of the run's organisation that generated outcome reports are pointed at. */
+  let savedScoreId: string;
   beforeAll(async () => {
     bin = (await run('bash', ['infra/local/schemathesis.sh', 'path'])).stdout.trim();
     // Most generated cases are refused on purpose: the per-address budget of refused requests
@@ -47,6 +49,8 @@ describe('Schemathesis --checks all over the served document', () => {
     } finally {
       r.disconnect();
     }
+    const scored = await scoreCall(api.url, apiKey, { subject: { phone_number: '+447911123456' } });
+    savedScoreId = ((await scored.json()) as { score_id: string }).score_id;
   });
   afterAll(async () => {
     await api?.stop();
@@ -98,6 +102,7 @@ describe('Schemathesis --checks all over the served document', () => {
         ...process.env,
         SCHEMATHESIS_HOOKS: HOOKS,
         FRS_SAVED_CONTEXT_ID: SAVED_CONTEXT_ID,
+        FRS_SAVED_SCORE_ID: savedScoreId,
         SCHEMATHESIS_TELEMETRY: 'false',
         NO_COLOR: '1',
       },

@@ -20,6 +20,8 @@ import uuid
 import schemathesis
 
 SAVED = os.environ["FRS_SAVED_CONTEXT_ID"]
+SAVED_SCORE = os.environ["FRS_SAVED_SCORE_ID"]
+SCORE_ID = re.compile("sc_[0-9a-f]{32}")
 # The document's pattern for identifiers (shared/contract/storable-text.ts): a context_id that
 # breaks it is a negative case and keeps its value.
 STORABLE = re.compile("[^\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u202a-\u202e\u2066-\u2069]*")
@@ -32,8 +34,18 @@ def map_case(context, case):
         given = body.get("context_id")
         if isinstance(given, str) and 1 <= len(given) <= 128 and STORABLE.fullmatch(given):
             body["context_id"] = SAVED
+    # Outcomes: a score_id names a score of the caller (server state, like context_id), and
+    # occurred_at must not be in the future (a rule of time the document cannot state). A valid
+    # id points at the run's saved score; a valid future time becomes a past one.
+    if case.operation.path == "/v1/outcomes" and isinstance(body, dict):
+        given = body.get("score_id")
+        if isinstance(given, str) and SCORE_ID.fullmatch(given):
+            body["score_id"] = SAVED_SCORE
+        when = body.get("occurred_at")
+        if isinstance(when, str) and re.match(r"\d{4}-\d\d-\d\dT", when) and when[:4] > "2025":
+            body["occurred_at"] = "2025-01-01T00:00:00Z"
     headers = case.headers
-    if case.operation.path == "/v1/score" and headers:
+    if case.operation.path in ("/v1/score", "/v1/outcomes") and headers:
         key = headers.get("Idempotency-Key")
         if isinstance(key, str) and 1 <= len(key) <= 128:
             headers["Idempotency-Key"] = f"st-{uuid.uuid4().hex}"

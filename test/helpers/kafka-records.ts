@@ -87,12 +87,16 @@ export async function placedScoreRecordsFor(
  * audit sink commits a batch only after ClickHouse took it, so 0 means ClickHouse holds every
  * record the broker has.
  */
-export async function scoreTopicLag(brokers: string[], groupId: string): Promise<number> {
+export async function scoreTopicLag(
+  brokers: string[],
+  groupId: string,
+  topic: string = SCORES_TOPIC,
+): Promise<number> {
   const admin = createKafka(brokers, 'frs-test-lag').admin();
   await admin.connect();
   try {
-    const ends = await admin.fetchTopicOffsets(SCORES_TOPIC);
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [SCORES_TOPIC] });
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
     const at = new Map(committed?.partitions.map((p) => [p.partition, Number(p.offset)]));
     return ends.reduce((lag, p) => {
       const done = at.get(p.partition) ?? -1;

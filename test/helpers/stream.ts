@@ -3,6 +3,8 @@ import { scoreCall } from './fixtures.ts';
 export interface StreamResult {
   status: number;
   scoreId?: string;
+  /** The outcome id of a 202 from POST /v1/outcomes (steadyOutcomeStream). */
+  outcomeId?: string;
   /** Wall-clock ms when the response was complete. */
   doneAt: number;
   latencyMs: number;
@@ -21,12 +23,8 @@ export interface Stream {
  * failing response does not hold back the next request. Failed connections count as status 0.
  */
 export function steadyStream(url: () => string, apiKey: string, rps: number): Stream {
-  const results: StreamResult[] = [];
-  const inflight = new Set<Promise<void>>();
-  let n = 0;
-  const one = async () => {
+  return openLoop(rps, async (i, results) => {
     const t0 = performance.now();
-    const i = n++;
     try {
       const res = await scoreCall(url(), apiKey, {
         subject: {
@@ -46,9 +44,42 @@ export function steadyStream(url: () => string, apiKey: string, rps: number): St
     } catch {
       results.push({ status: 0, doneAt: Date.now(), latencyMs: performance.now() - t0 });
     }
-  };
+  });
+}
+
+/** The same open loop of POST /v1/outcomes, each about its own subject. */
+export function steadyOutcomeStream(url: () => string, apiKey: string, rps: number): Stream {
+  return openLoop(rps, async (i, results) => {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(`${url()}/v1/outcomes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          subject: { phone_number: `+4479112${String(i % 100000).padStart(5, '0')}` },
+          outcome: i % 2 ? 'suspected_fraud' : 'not_fraud',
+          client_reference: `stream-${i}`,
+        }),
+      });
+      const body = (await res.json()) as { outcome_id?: string };
+      results.push({
+        status: res.status,
+        outcomeId: body.outcome_id,
+        doneAt: Date.now(),
+        latencyMs: performance.now() - t0,
+      });
+    } catch {
+      results.push({ status: 0, doneAt: Date.now(), latencyMs: performance.now() - t0 });
+    }
+  });
+}
+
+function openLoop(rps: number, call: (i: number, results: StreamResult[]) => Promise<void>): Stream {
+  const results: StreamResult[] = [];
+  const inflight = new Set<Promise<void>>();
+  let n = 0;
   const timer = setInterval(() => {
-    const p = one().finally(() => inflight.delete(p));
+    const p = call(n++, results).finally(() => inflight.delete(p));
     inflight.add(p);
   }, 1000 / rps);
   return {

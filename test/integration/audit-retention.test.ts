@@ -90,6 +90,17 @@ describe('audit retention', () => {
         band: 'low',
       })),
     });
+    await ch.insert({
+      table: `${DB}.outcomes`,
+      format: 'JSONEachRow',
+      values: rows.map((r, i) => ({
+        outcome_id: `oc_${String(i).padStart(32, '0')}`,
+        org_id: 'org_retention',
+        received_at: r.at,
+        occurred_at: r.at,
+        outcome: 'not_fraud',
+      })),
+    });
 
     // Through the running refresher's worker, as the scheduler would run it. It may queue behind
     // the first run of every capability job, which builds each snapshot for this fresh prefix.
@@ -110,5 +121,13 @@ describe('audit retention', () => {
     expect(left).toEqual(rows.filter((r) => r.kept).map((r) => r.at));
     const dropped = [...new Set(rows.filter((r) => !r.kept).map((r) => Number(yyyymm(r.at))))].sort();
     expect(done!.returnvalue.dropped.map(Number)).toEqual(dropped);
+    const outcomes = await ch.query({
+      query: `SELECT toString(received_at) AS at FROM ${DB}.outcomes ORDER BY received_at`,
+      format: 'JSONEachRow',
+    });
+    expect((await outcomes.json<{ at: string }>()).map((r) => r.at)).toEqual(
+      rows.filter((r) => r.kept).map((r) => r.at),
+    );
+    expect(done!.returnvalue.outcomesDropped.map(Number)).toEqual(dropped);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../infra/clickhouse/migrate.ts';
 import { decode, toRow } from '../../services/audit-sink/sink.ts';
+import { toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
@@ -140,6 +141,39 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
     await migrate(ch, db, (m) => applied.push(m));
     expect(applied).toEqual([m002!, ...later].map((m) => `[migrate] applied ${m.name}`));
     await ch.command({ query: `DROP DATABASE ${db}` });
+  });
+
+  it('stores the outcome rows the sink inserts', async () => {
+    const ms = Date.now();
+    const outcome = {
+      v: 1 as const,
+      outcome_id: `oc_${ms.toString(16).padStart(12, '0')}7${'1'.padStart(19, '0')}`,
+      org_id: 'org_0123456789abcdef',
+      received_at_ms: ms,
+      occurred_at_ms: ms - 60_000,
+      outcome: 'chargeback' as const,
+      score_id: scoreIdAt(ms - 120_000, '9'),
+      subject: { phone_number: '+447400123456' },
+      node_id: 'n1',
+      request: { score_id: scoreIdAt(ms - 120_000, '9'), outcome: 'chargeback', note: "o'brien \\ ü" },
+    };
+    const row = { ...toOutcomeRow(outcome), inserted_at: Math.floor(ms / 1000) };
+    await ch.insert({ table: `${DB}.outcomes`, values: [row, row], format: 'JSONEachRow' });
+    const rows = await ch
+      .query({
+        query: `SELECT outcome_id, outcome, score_id, phone_number, note FROM ${DB}.outcomes FINAL WHERE org_id = 'org_0123456789abcdef'`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json());
+    expect(rows).toEqual([
+      {
+        outcome_id: outcome.outcome_id,
+        outcome: 'chargeback',
+        score_id: outcome.score_id,
+        phone_number: '+447400123456',
+        note: "o'brien \\ ü",
+      },
+    ]);
   });
 
   it('stores what the sink inserts', async () => {

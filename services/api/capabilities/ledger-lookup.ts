@@ -1,6 +1,7 @@
 /**
- * The live reputation-ledger lookup: one HMGET on the ledger Redis per scored request, behind an
- * opossum breaker named for the capability. It runs concurrently with the controls script on a
+ * The live reputation-ledger lookup: one round trip to the ledger Redis per scored request (an
+ * HMGET of the consortium feed's current version and one of the counts organisations reported
+ * through POST /v1/outcomes, pipelined), behind an opossum breaker named for the capability. It runs concurrently with the controls script on a
  * fail-fast connection of its own, so a slow ledger never delays admission; anything that goes
  * wrong (timeout, open breaker, Redis down) answers `unavailable`, never an error.
  */
@@ -16,18 +17,23 @@ export interface LedgerLookupDeps {
   redis: Redis;
   /** The hash key of a ledger version. */
   key: (version: string) => string;
+  /** The hash of reports learned from outcomes (see ledger-reports.ts). */
+  reportsKey: string;
   /** The version to read, as the snapshot cache last learned it. */
   version: () => string | undefined;
   timeoutMs: number;
   resetMs: number;
 }
 
+type Counts = (string | null)[];
+const sum = (values: Counts) => values.reduce((n: number, v) => n + (v === null ? 0 : Number(v) || 0), 0);
+
 class BudgetExceeded extends Error {
   override name = 'BudgetExceeded';
 }
 
 export class LedgerLookup {
-  readonly breaker: CircuitBreaker<[string, string[], number], (string | null)[]>;
+  readonly breaker: CircuitBreaker<[string, string[], number], { feed: Counts; outcomes: Counts }>;
   private readonly deps: LedgerLookupDeps;
 
   constructor(deps: LedgerLookupDeps) {
@@ -56,7 +62,10 @@ export class LedgerLookup {
     return this.breaker.opened ? 'open' : this.breaker.halfOpen ? 'half_open' : 'closed';
   }
 
-  /** Total reports about the subject's number and address; `budgetMs` caps the wait below the breaker's timeout. */
+  /**
+   * Reports about the subject's number and address, from the feed and from outcomes together;
+   * `budgetMs` caps the wait below the breaker's timeout.
+   */
   async lookup(subject: Subject, budgetMs: number): Promise<Reputation> {
     const version = this.deps.version();
     if (version === undefined) return 'unavailable';
@@ -65,10 +74,11 @@ export class LedgerLookup {
     const ip = subject.ip_address && canonicalSubject('ip', subject.ip_address);
     if (phone) fields.push(subjectDigest(phone));
     if (ip) fields.push(subjectDigest(ip));
-    if (fields.length === 0) return { reports: 0 };
+    if (fields.length === 0) return { reports: 0, outcomeReports: 0 };
     try {
-      const values = await this.breaker.fire(this.deps.key(version), fields, budgetMs);
-      return { reports: values.reduce((sum: number, v) => sum + (v === null ? 0 : Number(v) || 0), 0) };
+      const { feed, outcomes } = await this.breaker.fire(this.deps.key(version), fields, budgetMs);
+      const outcomeReports = sum(outcomes);
+      return { reports: sum(feed) + outcomeReports, outcomeReports };
     } catch {
       return 'unavailable';
     }
@@ -78,8 +88,21 @@ export class LedgerLookup {
     this.breaker.shutdown();
   }
 
-  private read(key: string, fields: string[], budgetMs: number): Promise<(string | null)[]> {
-    const query = this.deps.redis.hmget(key, ...fields);
+  private read(key: string, fields: string[], budgetMs: number): Promise<{ feed: Counts; outcomes: Counts }> {
+    const query = this.deps.redis
+      .pipeline()
+      .hmget(key, ...fields)
+      .hmget(this.deps.reportsKey, ...fields)
+      .exec()
+      .then((replies) => {
+        const [[feedErr, feed], [outErr, outcomes]] = replies as [
+          [Error | null, Counts],
+          [Error | null, Counts],
+        ];
+        if (feedErr) throw feedErr;
+        if (outErr) throw outErr;
+        return { feed, outcomes };
+      });
     if (budgetMs >= this.deps.timeoutMs) return query;
     let timer: NodeJS.Timeout;
     return Promise.race([

@@ -12,6 +12,7 @@
 -- ARGV[4] TTL of the credits key (s)   ARGV[5] body fingerprint   ARGV[6] TTL while in progress (s)
 -- ARGV[7] token of this request (only its owner may store or free the idempotency entry)
 -- ARGV[8] most idempotency entries the organisation may create per day
+-- ARGV[9] '1' when the request is billed (scoring), '0' when it is not (outcomes: no credit check)
 --
 -- Returns {outcome, requests in this window, credits used this month[, stored body]}.
 -- Outcome `admitted_unretained`: admitted, but the day's entry cap is reached, so no entry.
@@ -26,7 +27,8 @@ if n >= limit then return {'rate_limited', n, used} end
 n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], 2) end
 
-if used >= cap then return {'credits_exhausted', n, used} end
+local billed = ARGV[9] ~= '0'
+if billed and used >= cap then return {'credits_exhausted', n, used} end
 
 if KEYS[3] then
   local e = redis.call('HMGET', KEYS[3], 'fp', 'state', 'body')
@@ -44,6 +46,8 @@ if KEYS[3] then
   end
 end
 
-used = redis.call('INCR', KEYS[2])
-if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4])) end
+if billed then
+  used = redis.call('INCR', KEYS[2])
+  if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4])) end
+end
 return {outcome, n, used}

@@ -10,6 +10,7 @@ import {
   creditsTtlSeconds,
   idempotencyKey,
   rateKey,
+  type ControlScope,
 } from '../../../shared/orgs/keyspace.ts';
 import type { Principal } from '../auth.ts';
 import { bodyFingerprint, sha256 } from './fingerprint.ts';
@@ -50,7 +51,16 @@ export type Admission =
     };
 
 export interface AdmissionControl {
-  admit(principal: Principal, idempotencyHeader: string | undefined, body: unknown): Promise<Admission>;
+  /**
+   * `scope` 'score' (the default) is rate-limited and billed; 'outcomes' is rate-limited in a
+   * window of its own, never billed, with Idempotency-Keys of its own.
+   */
+  admit(
+    principal: Principal,
+    idempotencyHeader: string | undefined,
+    body: unknown,
+    scope?: ControlScope,
+  ): Promise<Admission>;
 }
 
 /** CONTROLS=off, for the same-run benchmark baseline only: admits everything, sets no headers. */
@@ -101,12 +111,14 @@ export class Controls implements AdmissionControl {
     principal: Principal,
     idempotencyHeader: string | undefined,
     body: unknown,
+    scope: ControlScope = 'score',
   ): Promise<Admission> {
     const org = principal.org;
     const now = this.now();
+    const billed = scope === 'score';
     const credits = creditsKey(org.org_id, creditPeriod(now));
     const idem = idempotencyHeader === undefined ? undefined : checkedIdempotencyKey(idempotencyHeader);
-    const idemKey = idem === undefined ? undefined : idempotencyKey(org.org_id, sha256(idem));
+    const idemKey = idem === undefined ? undefined : idempotencyKey(org.org_id, sha256(idem), scope);
 
     let result: [string, number, number, string?] | undefined;
     // A script that timed out may still run once Redis catches up and bill there; such a request
@@ -115,7 +127,7 @@ export class Controls implements AdmissionControl {
     const token = randomUUID();
     if (this.redisUsable(now)) {
       const keys = [
-        rateKey(org.org_id, Math.floor(now / 1000)),
+        rateKey(org.org_id, Math.floor(now / 1000), scope),
         credits,
         ...(idemKey ? [idemKey, idempotencyCountKey(org.org_id, now)] : []),
       ];
@@ -131,13 +143,22 @@ export class Controls implements AdmissionControl {
           IN_PROGRESS_TTL_S,
           token,
           this.idempotencyEntriesPerDay,
+          billed ? '1' : '0',
         );
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
         this.redisFailed(now, err);
       }
     }
-    if (!result) return this.admitLocally(principal, credits, idem !== undefined, !maybeBilledInRedis, now);
+    if (!result)
+      return this.admitLocally(
+        principal,
+        billed ? credits : null,
+        idem !== undefined,
+        !maybeBilledInRedis,
+        now,
+        scope,
+      );
     this.redisOk();
 
     const [outcome, n, used, stored] = result;
@@ -145,7 +166,7 @@ export class Controls implements AdmissionControl {
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(org.rate_rps),
       'X-RateLimit-Remaining': String(Math.max(0, org.rate_rps - n)),
-      'X-Credits-Remaining': String(org.credits - used),
+      ...(billed ? { 'X-Credits-Remaining': String(org.credits - used) } : {}),
     };
     switch (outcome) {
       case 'admitted':
@@ -153,14 +174,14 @@ export class Controls implements AdmissionControl {
           kind: 'admitted',
           headers,
           commit: (responseBody) => this.commit(idemKey, token, responseBody),
-          release: () => this.release(credits, idemKey, token),
+          release: () => this.release(billed ? credits : null, idemKey, token),
         };
       case 'admitted_unretained':
         return {
           kind: 'admitted',
           headers: { ...headers, 'Idempotency-Status': 'not-retained' },
           commit: async () => {},
-          release: () => this.release(credits, undefined, token),
+          release: () => this.release(billed ? credits : null, undefined, token),
         };
       case 'replay':
         return {
@@ -227,19 +248,21 @@ export class Controls implements AdmissionControl {
     return this.reconciling;
   }
 
+  /** `credits` null: the request is not billed (outcomes). */
   private admitLocally(
     principal: Principal,
-    credits: string,
+    credits: string | null,
     idempotent: boolean,
     bill: boolean,
     now: number,
+    scope: ControlScope,
   ): Admission {
     const org = principal.org;
-    const d = this.local.admit(org, credits, now, bill);
+    const d = this.local.admit(org, credits, now, bill, scope);
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(d.limit),
       'X-RateLimit-Remaining': String(d.remaining),
-      'X-Credits-Remaining': String(d.creditsRemaining),
+      ...(credits !== null ? { 'X-Credits-Remaining': String(d.creditsRemaining) } : {}),
     };
     // Without Redis no node can know whether the key was used elsewhere: say so, and score.
     if (idempotent) headers['Idempotency-Status'] = 'unavailable';
@@ -250,7 +273,7 @@ export class Controls implements AdmissionControl {
       headers,
       commit: async () => {},
       release: async () => {
-        if (bill) this.local.refund(credits);
+        if (bill && credits !== null) this.local.refund(credits);
       },
     };
   }
@@ -265,12 +288,16 @@ export class Controls implements AdmissionControl {
     }
   }
 
-  private async release(credits: string, idemKey: string | undefined, token: string): Promise<void> {
-    const keys = idemKey ? [credits, idemKey] : [credits];
+  /** `credits` null: nothing was billed, only the idempotency entry is freed. */
+  private async release(credits: string | null, idemKey: string | undefined, token: string): Promise<void> {
+    if (credits === null && !idemKey) return;
+    // release.lua always takes the credits key first; with ARGV[2] '0' it does not touch it.
+    const creditsArg = credits ?? idemKey!;
+    const keys = idemKey ? [creditsArg, idemKey] : [creditsArg];
     try {
-      await this.redis.frsRelease(keys.length, ...keys, token);
+      await this.redis.frsRelease(keys.length, ...keys, token, credits === null ? '0' : '1');
     } catch (err) {
-      this.local.refund(credits);
+      if (credits !== null) this.local.refund(credits);
       this.log.warn({ err: String(err) }, 'refund not written to Redis; kept for reconciliation');
     }
   }

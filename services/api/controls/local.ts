@@ -1,3 +1,4 @@
+import type { ControlScope } from '../../../shared/orgs/keyspace.ts';
 import type { Org } from '../../../shared/orgs/store.ts';
 
 export interface LocalDecision {
@@ -35,18 +36,29 @@ export class LocalControls {
     this.lastSeen.set(creditsKey, used);
   }
 
-  /** `bill` false: the request may already be billed in Redis (a timed-out script), count nothing. */
-  admit(org: Org, creditsKey: string, nowMs: number, bill = true): LocalDecision {
+  /**
+   * `bill` false: the request may already be billed in Redis (a timed-out script), count nothing.
+   * `creditsKey` null: a request that is never billed (outcomes); only the rate applies.
+   */
+  admit(
+    org: Org,
+    creditsKey: string | null,
+    nowMs: number,
+    bill = true,
+    scope: ControlScope = 'score',
+  ): LocalDecision {
     const limit = Math.max(1, Math.floor(org.rate_rps / this.nodeCount));
     const second = Math.floor(nowMs / 1000);
-    let w = this.windows.get(org.org_id);
+    const windowKey = `${scope}:${org.org_id}`;
+    let w = this.windows.get(windowKey);
     if (!w || w.second !== second) {
       w = { second, n: 0 };
-      this.windows.set(org.org_id, w);
+      this.windows.set(windowKey, w);
     }
-    const seen = this.lastSeen.get(creditsKey);
-    const local = this.unreconciled.get(creditsKey) ?? 0;
-    const creditsRemaining = () => org.credits - (seen ?? 0) - (this.unreconciled.get(creditsKey) ?? 0);
+    const seen = creditsKey === null ? undefined : this.lastSeen.get(creditsKey);
+    const local = creditsKey === null ? 0 : (this.unreconciled.get(creditsKey) ?? 0);
+    const creditsRemaining = () =>
+      org.credits - (seen ?? 0) - (creditsKey === null ? 0 : (this.unreconciled.get(creditsKey) ?? 0));
     if (w.n >= limit)
       return { outcome: 'rate_limited', limit, remaining: 0, creditsRemaining: creditsRemaining() };
     w.n += 1;
@@ -56,7 +68,7 @@ export class LocalControls {
       if (local >= share)
         return { outcome: 'credits_exhausted', limit, remaining, creditsRemaining: creditsRemaining() };
     }
-    if (bill) this.unreconciled.set(creditsKey, local + 1);
+    if (bill && creditsKey !== null) this.unreconciled.set(creditsKey, local + 1);
     return { outcome: 'admitted', limit, remaining, creditsRemaining: creditsRemaining() };
   }
 

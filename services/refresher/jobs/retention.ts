@@ -14,15 +14,23 @@ export function oldestKeptPartition(now: Date): number {
   return Math.floor(months / 12) * 100 + (months % 12) + 1;
 }
 
+/** The monthly-partitioned tables kept 13 months: scores by scored_at, outcomes by received_at. */
+export type RetainedTable = 'scores' | 'outcomes';
+
 /**
- * Drops the partitions of `{db}.scores` older than the oldest kept month. Works on every server
+ * Drops the partitions of `{db}.{table}` older than the oldest kept month. Works on every server
  * version (18.16 has no TTL); idempotent, so a re-run or a run on two workers is harmless.
  */
-export async function dropExpiredPartitions(ch: ClickHouseClient, database: string, now = new Date()) {
+export async function dropExpiredPartitions(
+  ch: ClickHouseClient,
+  database: string,
+  now = new Date(),
+  table: RetainedTable = 'scores',
+) {
   const db = quoteIdent(database);
   const rs = await ch.query({
     query: `SELECT DISTINCT partition FROM system.parts
-            WHERE database = ${quote(database)} AND table = 'scores' AND active`,
+            WHERE database = ${quote(database)} AND table = ${quote(table)} AND active`,
     format: 'JSONEachRow',
   });
   const keep = oldestKeptPartition(now);
@@ -30,7 +38,8 @@ export async function dropExpiredPartitions(ch: ClickHouseClient, database: stri
     .map((r) => r.partition)
     .filter((p) => /^\d{6}$/.test(p) && Number(p) < keep)
     .sort();
-  for (const p of expired) await ch.command({ query: `ALTER TABLE ${db}.scores DROP PARTITION ${p}` });
+  for (const p of expired)
+    await ch.command({ query: `ALTER TABLE ${db}.${quoteIdent(table)} DROP PARTITION ${p}` });
   return { dropped: expired, oldestKept: keep };
 }
 
@@ -46,7 +55,11 @@ export function retentionJob(deps: RetentionDeps): RefresherJob {
     name: 'audit-retention',
     repeat: { pattern: '17 3 * * *', tz: 'UTC' },
     run: async () => {
-      const result = await dropExpiredPartitions(deps.ch, deps.database);
+      const now = new Date();
+      const result = {
+        ...(await dropExpiredPartitions(deps.ch, deps.database, now)),
+        outcomesDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'outcomes')).dropped,
+      };
       deps.log.info(result, 'audit retention: expired partitions dropped');
       return result;
     },

@@ -1,0 +1,207 @@
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { explainKey } from '../../services/api/explain-cache.ts';
+import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { startNode, TestClock } from '../helpers/in-process.ts';
+import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
+
+/**
+ * A number no other test uses: reports of fraud reach the shared ledger once any sink runs, and
+ * must not change what other tests score.
+ */
+const freshNumber = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
+
+/** POST /v1/outcomes: validation, 404 on others' scores, Idempotency-Key, its own rate window, never billed. */
+describe('POST /v1/outcomes', () => {
+  let h: Harness;
+  let doc: OpenApiDoc;
+  const r = redis();
+  beforeAll(async () => {
+    h = await startHarness();
+    doc = await servedDocument(h.api.url);
+  });
+  afterAll(async () => {
+    r.disconnect();
+    await h?.stop();
+  });
+
+  const report = (apiKey: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${h.api.url}/v1/outcomes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  async function scoreId(apiKey: string): Promise<string> {
+    const res = await scoreCall(h.api.url, apiKey, { subject: { phone_number: freshNumber() } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { score_id: string }).score_id;
+  }
+
+  it('accepts an outcome about a score or a subject from every tier with 202 and an oc_ id', async () => {
+    const accepted = documentValidator(doc, 'OutcomeAccepted');
+    for (const tier of ['verify', 'assess', 'bureau'] as const) {
+      const caller = h.callers[tier];
+      for (const body of [
+        {
+          score_id: await scoreId(caller.apiKey),
+          outcome: 'confirmed_fraud',
+          note: 'n',
+          client_reference: 'c',
+        },
+        {
+          subject: { phone_number: freshNumber() },
+          outcome: 'suspected_fraud',
+          occurred_at: '2026-01-02T03:04:05+01:00',
+        },
+      ]) {
+        const before = Date.now();
+        const res = await report(caller.apiKey, body);
+        expect(res.status, await res.clone().text()).toBe(202);
+        expect(res.headers.get('x-ratelimit-limit')).toBe('100000');
+        expect(res.headers.get('x-credits-remaining')).toBeNull();
+        const json = (await res.json()) as { outcome_id: string; received_at: string };
+        expect(accepted.safeParse(json).success).toBe(true);
+        expect(json.outcome_id).toMatch(OUTCOME_ID_PATTERN);
+        expect(Date.parse(json.received_at)).toBeGreaterThanOrEqual(before - 1000);
+      }
+    }
+  });
+
+  it('reports every violation in one 422, unknown fields included, in the contract error shape', async () => {
+    const errorBody = documentValidator(doc, 'Error');
+    const res = await report(
+      h.callers.assess.apiKey,
+      {
+        outcome: 'fraudish',
+        occurred_at: new Date(Date.now() + 3_600_000).toISOString(),
+        note: 'x'.repeat(1025),
+        client_reference: 'y'.repeat(257),
+        tag: 'chargeback',
+      },
+      { 'idempotency-key': 'k'.repeat(129) },
+    );
+    expect(res.status).toBe(422);
+    const json = (await res.json()) as { errors: { code: string; field?: string }[] };
+    expect(errorBody.safeParse(json).success).toBe(true);
+    const fields = json.errors.map((e) => `${e.code}:${e.field ?? ''}`).sort();
+    expect(fields).toEqual(
+      [
+        'E_UNKNOWN_FIELD:tag',
+        'E_VALIDATION:outcome',
+        'E_VALIDATION:occurred_at',
+        'E_VALIDATION:note',
+        'E_VALIDATION:client_reference',
+        'E_INVALID_IDEMPOTENCY_KEY:Idempotency-Key',
+        // Neither score_id nor subject: a violation of the body as a whole.
+        'E_VALIDATION:',
+      ].sort(),
+    );
+    const neither = await report(h.callers.assess.apiKey, { outcome: 'not_fraud' });
+    expect(neither.status).toBe(422);
+    const badIds = await report(h.callers.assess.apiKey, {
+      score_id: 'sc_nope',
+      subject: { phone_number: '07911' },
+      outcome: 'not_fraud',
+      occurred_at: 'yesterday',
+    });
+    expect(
+      ((await badIds.json()) as { errors: { field: string }[] }).errors.map((e) => e.field).sort(),
+    ).toEqual(['occurred_at', 'score_id', 'subject.phone_number'].sort());
+    expect((await report(h.callers.assess.apiKey, '{"outcome":')).status).toBe(400);
+    expect((await report('frs_live_nope', { outcome: 'not_fraud' })).status).toBe(401);
+    expect((await fetch(`${h.api.url}/v1/outcomes`)).status).toBe(405);
+  });
+
+  it('404s a score of another organisation, an unknown score, and a score id past retention', async () => {
+    const mine = await scoreId(h.callers.bureau.apiKey);
+    // An id whose UUIDv7 time is 14 months ago: past retention whatever is stored.
+    const old = new Date();
+    old.setUTCMonth(old.getUTCMonth() - 14);
+    const ancient = `sc_${old.getTime().toString(16).padStart(12, '0')}7${'0'.repeat(19)}`;
+    for (const id of [mine, 'sc_019a4f0e6b3c7d2e8f1a2b3c4d5e6f70', ancient]) {
+      const res = await report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe(
+        'E_SCORE_NOT_FOUND',
+      );
+    }
+    expect((await report(h.callers.bureau.apiKey, { score_id: mine, outcome: 'chargeback' })).status).toBe(
+      202,
+    );
+  });
+
+  it('waits briefly for the copy of a score made moments ago instead of a 404', async () => {
+    const cache = explainRedis();
+    try {
+      const id = await scoreId(h.callers.assess.apiKey);
+      // The copy is written off the hot path; take it away as if it had not landed yet.
+      const key = explainKey(h.callers.assess.orgId, id);
+      const copy = await waitFor('the explain copy', () => cache.get(key));
+      await cache.del(key);
+      const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
+      await new Promise((r) => setTimeout(r, 300));
+      await cache.set(key, copy, 'EX', 60);
+      expect((await reported).status).toBe(202);
+    } finally {
+      cache.disconnect();
+    }
+  });
+
+  it('replays the first 202 for the same Idempotency-Key and body, 409 for another body; keys apart from scoring', async () => {
+    const key = h.callers.verify.apiKey;
+    const idem = { 'idempotency-key': `oc-${Date.now()}` };
+    const phone = freshNumber();
+    const body = { subject: { phone_number: phone }, outcome: 'spam_or_abuse' };
+    const first = await report(key, body, idem);
+    expect(first.status).toBe(202);
+    const again = await report(key, { outcome: 'spam_or_abuse', subject: { phone_number: phone } }, idem);
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect((await report(key, { ...body, outcome: 'not_fraud' }, idem)).status).toBe(409);
+    // The same key on scoring is another namespace: scored, not a mismatch.
+    expect((await scoreCall(h.api.url, key, { subject: { ip_address: '81.2.69.142' } }, idem)).status).toBe(
+      200,
+    );
+    // A 404 frees the key again.
+    const free = { 'idempotency-key': `oc-free-${Date.now()}` };
+    expect(
+      (await report(key, { score_id: 'sc_019a4f0e6b3c7d2e8f1a2b3c4d5e6f70', outcome: 'not_fraud' }, free))
+        .status,
+    ).toBe(404);
+    expect((await report(key, body, free)).status).toBe(202);
+  });
+
+  it('rate-limits in a window of its own and never bills', async () => {
+    // A node on a clock of the test's own: every request falls in the same one-second window.
+    const clock = new TestClock();
+    const node = await startNode({ LEDGER_TIMEOUT_MS: '1000' }, { now: clock.now });
+    try {
+      const org = await orgWithKey('verify', { rateRps: 3, credits: 10, overdraft: 0 });
+      const store = new OrgStore(r);
+      const body = { subject: { phone_number: freshNumber() }, outcome: 'suspected_fraud' };
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${node.url}/v1/outcomes`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        statuses.push(res.status);
+        if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      expect(statuses).toEqual([202, 202, 202, 429, 429]);
+      // The scoring window of the same second is untouched by the outcomes.
+      const scoring = await scoreCall(node.url, org.apiKey, { subject: { ip_address: '81.2.69.142' } });
+      expect(scoring.status).toBe(200);
+      expect(scoring.headers.get('x-ratelimit-remaining')).toBe('2');
+      expect((await store.creditsUsed(org.orgId)).used).toBe(1);
+    } finally {
+      await node.stop();
+    }
+  });
+});
