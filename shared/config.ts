@@ -3,6 +3,8 @@ import { z } from 'zod';
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** A port to listen on; 0 takes any free one (tests run many processes side by side). */
+const listenPort = z.coerce.number().int().min(0).max(65535);
 
 /** A feed location: an http(s) URL or a file path; unset means the default of sources.ts. */
 const feedLocation = z.string().min(1).optional();
@@ -27,8 +29,12 @@ const secondsByCapability = z
 
 const envSchema = z.object({
   PORT: port.default(8080),
-  /** Interface the API binds; loopback locally, 0.0.0.0 in containers. */
+  /** Interface the API (and the sink's and refresher's metrics servers) bind; loopback locally, 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the audit sink's /metrics, /livez and /readyz. */
+  AUDIT_SINK_METRICS_PORT: listenPort.default(9464),
+  /** Port of the refresher's /metrics, /livez and /readyz. */
+  REFRESHER_METRICS_PORT: listenPort.default(9465),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   KAFKA_BROKERS: z
     .string()

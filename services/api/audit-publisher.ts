@@ -15,6 +15,14 @@ export interface AuditPublisherOptions {
   probeMs: number;
 }
 
+export interface AuditCounters {
+  sent: number;
+  spilled: number;
+  replayed: number;
+  dropped: number;
+  journalBytes: number;
+}
+
 const DEFAULTS: AuditPublisherOptions = { batchSize: 500, lingerMs: 20, spillAfterMs: 250, probeMs: 1_000 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,6 +79,11 @@ export class AuditPublisher {
     // Start in spill mode: the recovery loop connects, replays what a previous run journalled,
     // and only then switches to direct sends, so old records go out before new ones.
     this.enterSpill();
+  }
+
+  /** Delivery counters since start and the journal's size on disk, for metrics. */
+  counters(): AuditCounters {
+    return { ...this.stats, journalBytes: this.journal.bytes };
   }
 
   /** Records waiting in memory. */

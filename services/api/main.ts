@@ -105,6 +105,7 @@ const health = () => capabilityHealth(capabilities, snapshots, ledger);
 const metrics = new ApiMetrics({
   capabilities: health,
   auditDepth: () => audit.depth,
+  audit: () => audit.counters(),
   explainCopiesSkipped: () => explainCache.failed,
 });
 

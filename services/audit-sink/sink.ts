@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { dlqRecords } from './metrics.ts';
 
 export interface SinkOptions {
   groupId: string;
@@ -80,7 +81,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Re-delivery is harmless: `scores` is a ReplacingMergeTree keyed on the score.
  */
 export class AuditSink {
-  private readonly consumer: Consumer;
+  /** Public for its instrumentation events (metrics and readiness watch them). */
+  readonly consumer: Consumer;
   private readonly dlq: Producer;
   private readonly ch: ClickHouseClient;
   private readonly log: Logger;
@@ -145,6 +147,7 @@ export class AuditSink {
         })),
       });
       this.deadLettered += bad.length;
+      dlqRecords.inc(bad.length);
       this.log.warn({ count: bad.length, partition: batch.partition }, 'records sent to DLQ');
     }
     let backoff = 100;

@@ -12,9 +12,11 @@ import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
 import { handleShutdown } from '../../shared/shutdown.ts';
 import { capabilityJob } from './jobs/capability.ts';
 import type { RefresherJob } from './jobs/job.ts';
+import { registerRefresherMetrics } from './metrics.ts';
 import { retentionJob } from './jobs/retention.ts';
 import { dispatcher, REFRESHER_QUEUE, registerSchedulers } from './schedule.ts';
 
@@ -37,6 +39,9 @@ const ledger = cfg.LEDGER_REDIS_URL
   : snapshots;
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 
+const capabilities = CAPABILITIES.map((def) =>
+  withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
+);
 const refreshDeps = {
   store: new SnapshotStore(snapshots, cfg.CAPABILITY_KEY_PREFIX, ledger),
   locations: feedLocations(cfg),
@@ -45,9 +50,7 @@ const refreshDeps = {
   log,
 };
 const jobs: RefresherJob[] = [
-  ...CAPABILITIES.map((def) =>
-    capabilityJob(withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S), refreshDeps),
-  ),
+  ...capabilities.map((def) => capabilityJob(def, refreshDeps)),
   retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),
 ];
 
@@ -60,9 +63,22 @@ const worker = new Worker(REFRESHER_QUEUE, dispatcher(jobs), {
 });
 worker.on('failed', (job, err) => log.error({ job: job?.name, err: String(err) }, 'refresher job failed'));
 worker.on('completed', (job) => log.info({ job: job.name }, 'refresher job done'));
+registerRefresherMetrics({ worker, store: refreshDeps.store, defs: capabilities, log });
+const metricsServer = await startMetricsServer({
+  port: cfg.REFRESHER_METRICS_PORT,
+  host: cfg.HOST,
+  ready: () =>
+    connection.status !== 'ready'
+      ? { ready: false, reason: `redis ${connection.status}` }
+      : worker.isRunning()
+        ? { ready: true }
+        : { ready: false, reason: 'worker not running' },
+  log,
+});
 log.info({ jobs: jobs.map((j) => j.name) }, 'refresher running');
 
 handleShutdown(log, async () => {
+  await stopMetricsServer(metricsServer);
   await worker.close();
   await queue.close();
   await ch.close();
