@@ -41,6 +41,16 @@ const envSchema = z.object({
     .default('127.0.0.1:9092')
     .transform((s) => s.split(',').map((b) => b.trim()))
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')).min(1)),
+  /** SASL of the Kafka clients (unset: no authentication, as on the local stack). */
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  /** TLS to the brokers; with SASL/PLAIN outside a private network it should be on. */
+  KAFKA_SSL: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. */
   CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
   CLICKHOUSE_DATABASE: z
     .string()
@@ -98,6 +108,16 @@ const envSchema = z.object({
   FEED_MAX_SHRINK: z.coerce.number().min(0).max(1).default(0.5),
 });
 
+const withKafkaSasl = envSchema.superRefine((c, ctx) => {
+  if (c.KAFKA_SASL_MECHANISM && (!c.KAFKA_SASL_USERNAME || !c.KAFKA_SASL_PASSWORD)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['KAFKA_SASL_MECHANISM'],
+      message: 'needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    });
+  }
+});
+
 export type Config = z.infer<typeof envSchema>;
 
 /**
@@ -105,7 +125,7 @@ export type Config = z.infer<typeof envSchema>;
  * composition root can print it and exit instead of running on a half-valid config.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = withKafkaSasl.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid environment:\n${lines.join('\n')}`);

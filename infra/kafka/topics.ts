@@ -3,7 +3,8 @@
  * any cluster: `KAFKA_BROKERS=host:9092 node infra/kafka/topics.ts`.
  */
 import { loadConfig } from '../../shared/config.ts';
-import { createKafka, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import type { KafkaConfig } from 'kafkajs';
 
 /** Topic specs: partitions bound the audit sink's parallelism; retention covers a long sink outage. */
 export const TOPICS = [
@@ -24,8 +25,12 @@ export const TOPICS = [
   },
 ];
 
-export async function ensureTopics(brokers: string[]): Promise<string[]> {
-  const admin = createKafka(brokers, 'frs-topics', { retry: { retries: 20 } }).admin();
+/** `security`: SASL/TLS of an authenticated cluster (kafkaSecurity of the config). */
+export async function ensureTopics(
+  brokers: string[],
+  security: Pick<KafkaConfig, 'sasl' | 'ssl'> = {},
+): Promise<string[]> {
+  const admin = createKafka(brokers, 'frs-topics', { ...security, retry: { retries: 20 } }).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
@@ -38,6 +43,7 @@ export async function ensureTopics(brokers: string[]): Promise<string[]> {
 }
 
 if (import.meta.main) {
-  const created = await ensureTopics(loadConfig().KAFKA_BROKERS);
+  const cfg = loadConfig();
+  const created = await ensureTopics(cfg.KAFKA_BROKERS, kafkaSecurity(cfg));
   console.error(`[stack] kafka topics ready${created.length ? ` (created ${created.join(', ')})` : ''}`);
 }

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -61,7 +61,7 @@ const redisLedger = createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, {
   failFast: true,
 });
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
-const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
+const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`, kafkaSecurity(cfg));
 // One journal directory per node, stable across restarts (NODE_ID, else the port), so a restarted
 // node replays what it spilled before.
 const journalDir = join(cfg.AUDIT_JOURNAL_DIR, (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'));

@@ -1,6 +1,6 @@
 /** Composition root of the audit sink: Kafka `scores.v1` to ClickHouse `scores`. */
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
@@ -18,6 +18,7 @@ try {
 const log = createLogger('audit-sink', cfg.LOG_LEVEL);
 const ch = createClickHouse(cfg.CLICKHOUSE_URL);
 const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink', {
+  ...kafkaSecurity(cfg),
   retry: { retries: 1_000_000, maxRetryTime: 5_000 },
 });
 const sink = new AuditSink(kafka, withInsertMetrics(ch), log, {
@@ -32,7 +33,7 @@ const consumerState = new ConsumerState();
 consumerState.watch(sink.consumer);
 // Lag reads use a client of their own that gives up quickly: a scrape must not wait out an outage.
 const lag = registerLagMetric(
-  createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink-lag'),
+  createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink-lag', kafkaSecurity(cfg)),
   cfg.AUDIT_SINK_GROUP,
   log,
 );
