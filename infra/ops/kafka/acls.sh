@@ -5,11 +5,15 @@
 #   frs-sink  reads scores.v1 in its consumer group (and reads the group's offsets for its lag
 #             metric), writes undecodable records to scores.v1.dlq
 # `admin` (a super user) creates topics and these ACLs.
+# KAFKA_ACLS names the kafka-acls command (the broker image's by default).
 set -eu
-sh /opt/frs/admin-properties.sh /tmp/admin.properties
+here=$(dirname "$0")
+props=$(mktemp)
+trap 'rm -f "$props"' EXIT
+sh "$here/admin-properties.sh" "$props"
 acl() {
-  /opt/kafka/bin/kafka-acls.sh --bootstrap-server "${KAFKA_BOOTSTRAP:-kafka:9092}" \
-    --command-config /tmp/admin.properties --add "$@" > /dev/null
+  ${KAFKA_ACLS:-/opt/kafka/bin/kafka-acls.sh} --bootstrap-server "${KAFKA_BOOTSTRAP:-kafka:9092}" \
+    --command-config "$props" --add "$@" > /dev/null
 }
 acl --allow-principal User:frs-api --operation Write --operation Describe --topic scores.v1
 acl --allow-principal User:frs-api --operation IdempotentWrite --cluster
