@@ -2,9 +2,8 @@ import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const port = z.coerce.number().int().min(1).max(65535);
-/** A port to listen on; 0 takes any free one (tests run many processes side by side). */
-const listenPort = z.coerce.number().int().min(0).max(65535);
+/** 0 binds any free port (in-process test nodes, and test processes side by side). */
+const port = z.coerce.number().int().min(0).max(65535);
 
 /** A feed location: an http(s) URL or a file path; unset means the default of sources.ts. */
 const feedLocation = z.string().min(1).optional();
@@ -32,9 +31,9 @@ const envSchema = z.object({
   /** Interface the API (and the sink's and refresher's metrics servers) bind; loopback locally, 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Port of the audit sink's /metrics, /livez and /readyz. */
-  AUDIT_SINK_METRICS_PORT: listenPort.default(9464),
+  AUDIT_SINK_METRICS_PORT: port.default(9464),
   /** Port of the refresher's /metrics, /livez and /readyz. */
-  REFRESHER_METRICS_PORT: listenPort.default(9465),
+  REFRESHER_METRICS_PORT: port.default(9465),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   KAFKA_BROKERS: z
     .string()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The local stack without Docker: Redis, ClickHouse and Kafka on loopback under .stack/.
-#   stack.sh install install what is missing (Debian packages, Kafka jars), start nothing
+#   stack.sh install install what is missing (Debian packages, Kafka jars, chDB for the tests
+#                    on current ClickHouse), start nothing
 #   stack.sh up      install what is missing (first run only), start what is not running,
 #                    apply ClickHouse migrations and create Kafka topics
 #   stack.sh down    stop exactly what `up` started (by pid)
@@ -13,7 +14,8 @@ install() {
   bash "$HERE/redis.sh" install
   bash "$HERE/clickhouse.sh" install
   bash "$HERE/kafka.sh" install
-  log "redis, clickhouse and kafka are installed"
+  bash "$HERE/chdb.sh" install
+  log "redis, clickhouse, kafka and chdb are installed"
 }
 
 up() {
@@ -21,6 +23,7 @@ up() {
   bash "$HERE/redis.sh" start
   bash "$HERE/clickhouse.sh" start
   bash "$HERE/kafka.sh" start
+  bash "$HERE/chdb.sh" install
   # The project pins Node 24 (TypeScript runs natively on it); the system Node may be older.
   local node="$ROOT/node_modules/.bin/node"
   [[ -x $node ]] || node=node

@@ -8,7 +8,7 @@
  * servers this run started; servers that were already running are left running.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createRedis } from '../../shared/clients/redis.ts';
@@ -21,6 +21,33 @@ const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
 const DEMO_FILE = join(STACK, 'demo-orgs.json');
 const API_PORTS = [8080, 8081];
 const t0 = performance.now();
+
+/**
+ * One `npm start` per checkout: a second one would share `.stack/` and its pid files, and
+ * stopping either would stop the other's servers.
+ */
+const LOCK_FILE = join(STACK, 'start.pid');
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function takeLock(): void {
+  mkdirSync(STACK, { recursive: true });
+  if (existsSync(LOCK_FILE)) {
+    const pid = Number(readFileSync(LOCK_FILE, 'utf8'));
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
+      console.error(`[start] npm start is already running on this checkout (pid ${pid}); stop it first.`);
+      process.exit(1);
+    }
+    rmSync(LOCK_FILE); // left by a start that was killed
+  }
+  writeFileSync(LOCK_FILE, String(process.pid), { flag: 'wx' });
+}
+takeLock();
 
 const stackScript = join(ROOT, 'infra', 'local', 'stack.sh');
 const wasRunning = new Set(
@@ -104,11 +131,16 @@ let stopping = false;
 const apis: Child[] = [];
 const workers: Child[] = [];
 
+/** Every service exits within its own stop deadline (20 s at most); past this one it is killed. */
+const CHILD_STOP_MS = 30_000;
+
 async function stopChild(c: Child): Promise<void> {
   if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;
   const exited = once(c.proc, 'exit');
   c.proc.kill('SIGTERM');
+  const kill = setTimeout(() => c.proc.kill('SIGKILL'), CHILD_STOP_MS);
   await exited;
+  clearTimeout(kill);
 }
 
 async function stop(code = 0): Promise<void> {
@@ -121,6 +153,7 @@ async function stop(code = 0): Promise<void> {
   for (const s of ours)
     execFileSync('bash', [join(ROOT, 'infra', 'local', `${s}.sh`), 'stop'], { stdio: 'inherit' });
   if (ours.length < 3) console.error('[start] servers that were running before this start are left running');
+  rmSync(LOCK_FILE, { force: true });
   process.exit(code);
 }
 process.on('SIGINT', () => void stop());

@@ -2,7 +2,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import type { Tier } from '../../shared/contract/response.ts';
 import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, type ApiNode } from '../helpers/processes.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 
 export interface Caller {
   orgId: string;
@@ -11,25 +11,25 @@ export interface Caller {
 }
 
 export interface Harness {
-  api: ApiNode;
+  api: InProcessNode;
   callers: Record<Tier, Caller>;
   stop: () => Promise<void>;
 }
 
 /**
- * One real API process and one organisation per tier. The rate is set far above what a test
+ * One API node built in the test process (real Redis, Kafka and ClickHouse) and one organisation per tier. The rate is set far above what a test
  * sends, so these tests exercise the contract, not the rate limiter. The ledger gets a second,
  * not its 25 ms production budget: the tests expect full evidence, and a loaded machine can
  * pause a node longer than 25 ms (capabilities-ledger.test.ts owns the timeout).
  */
 export async function startHarness(): Promise<Harness> {
-  const api = await startApi({ LEDGER_TIMEOUT_MS: '1000' });
+  const api = await startNode({ LEDGER_TIMEOUT_MS: '1000' });
   const callers = {} as Record<Tier, Caller>;
   for (const tier of ['verify', 'assess', 'bureau'] as const) {
     const { orgId, apiKey } = await orgWithKey(tier, { rateRps: 100_000, credits: 1_000_000 });
     callers[tier] = { orgId, apiKey, score: (body, headers) => scoreCall(api.url, apiKey, body, headers) };
   }
-  return { api, callers, stop: async () => void (await api.stop()) };
+  return { api, callers, stop: api.stop };
 }
 
 interface Operation {

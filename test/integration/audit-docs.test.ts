@@ -1,24 +1,15 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
+import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../helpers/docs-seed.ts';
 import { cfg, clickhouse } from '../helpers/fixtures.ts';
 
 const run = promisify(execFile);
 const DB = 'frs_docs_test';
-const ORG = 'org_00000000000000a1';
-const DOC_ID = 'sc_01a1f8704f59712e8cb15a4fff010e8d';
 
-/** The ```sql blocks of docs/data.md's "Ready queries" section, in order. */
-function readyQueries(): string[] {
-  const doc = readFileSync('docs/data.md', 'utf8');
-  const section = doc.slice(doc.indexOf('## Ready queries'));
-  return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
-}
-
-describe('docs/data.md ready queries', () => {
+describe('docs/data.md queries', () => {
   const admin = clickhouse();
   const ch = createClient({
     url: cfg.CLICKHOUSE_URL,
@@ -29,38 +20,7 @@ describe('docs/data.md ready queries', () => {
   beforeAll(async () => {
     await admin.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await migrate(admin, DB, () => undefined);
-    const now = Math.floor(Date.now() / 1000);
-    const row = (i: number, extra: Record<string, unknown>) => ({
-      score_id: `sc_${String(i).padStart(32, '0')}`,
-      org_id: ORG,
-      scored_at: now - i,
-      scored_at_ms: (now - i) * 1000,
-      tier: 'assess',
-      score_version: '2026.11.0',
-      score: i * 9,
-      band: ['minimal', 'low', 'medium', 'high', 'critical'][i % 5],
-      recommended_action: 'watch',
-      coverage: 'partial',
-      has_phone: 1,
-      has_ip: i % 2,
-      latency_ms: 2 + i,
-      request_json: JSON.stringify({
-        subject: { phone_number: '+447911123456' },
-        context: { collection_point: { moment: 'signup' } },
-        options: { explain: i % 2 === 0 },
-      }),
-      ...extra,
-    });
-    const rows = Array.from({ length: 10 }, (_, i) =>
-      row(i + 1, {
-        primary_risk_factor: i % 3 ? 'NDC_RANGE_HIGH_RISK' : '',
-        degraded_sources: i % 4 ? [] : ['ip_anonymiser'],
-      }),
-    );
-    rows.push(row(0, { score_id: DOC_ID, scored_at: Math.floor(parseInt(DOC_ID.slice(3, 15), 16) / 1000) }));
-    // A re-delivered record: the views and FINAL queries must not count it twice.
-    rows.push(rows[0]!);
-    await admin.insert({ table: `${DB}.scores`, values: rows, format: 'JSONEachRow' });
+    await admin.insert({ table: `${DB}.scores`, values: docsSeedRows(), format: 'JSONEachRow' });
   });
 
   afterAll(async () => {
@@ -69,8 +29,8 @@ describe('docs/data.md ready queries', () => {
     await admin.close();
   });
 
-  it('has a dozen or more, and each runs as written and returns rows', async () => {
-    const queries = readyQueries();
+  it('has a dozen or more, and each runs as written on 18.16 and returns rows', async () => {
+    const queries = docsQueries();
     expect(queries.length).toBeGreaterThanOrEqual(12);
     for (const query of queries) {
       const rs = await ch.query({ query, format: 'JSONEachRow' });
@@ -78,12 +38,33 @@ describe('docs/data.md ready queries', () => {
     }
   });
 
-  it('counts a re-delivered record once in the daily views', async () => {
-    const rs = await ch.query({
-      query: `SELECT sum(scores) AS n FROM scores_daily WHERE org_id = '${ORG}'`,
-      format: 'JSONEachRow',
-    });
-    expect(Number((await rs.json<{ n: string }>())[0]!.n)).toBe(11);
+  it('counts a re-delivered record once in every per-organisation daily summary', async () => {
+    const summaries = docsQueries().filter(
+      (q) => q.includes(`org_id = '${DOC_ORG}'`) && /\bscores\b,?\s/.test(q),
+    );
+    const daily = summaries.filter((q) => /AS day\b/.test(q) && /FROM scores FINAL/.test(q));
+    expect(daily.length).toBeGreaterThanOrEqual(3);
+    for (const q of daily.filter(
+      (q) => !q.includes('arrayJoin') && !q.includes("primary_risk_factor != ''"),
+    )) {
+      const rs = await ch.query({ query: `SELECT sum(scores) AS n FROM (${q})`, format: 'JSONEachRow' });
+      expect(Number((await rs.json<{ n: string }>())[0]!.n), q).toBe(DOC_DISTINCT_SCORES);
+    }
+  });
+
+  it('filters on the sort key where it reads scores, never aggregating the whole table first', () => {
+    for (const q of docsQueries()) {
+      const reads = [...q.matchAll(/\bFROM\s+([a-z_.]+)(\s+FINAL)?\s+(\w+)?([^]*)/g)];
+      for (const [, table, , next, rest] of reads) {
+        if (table === 'system.parts') continue;
+        expect(table, q).toBe('scores');
+        // The WHERE right after the table, on the leading sort key columns.
+        expect(next, q).toBe('WHERE');
+        expect(rest!.split(/\bGROUP BY|\bORDER BY|\)/)[0], q).toMatch(
+          /\b(org_id = |scored_at >= |scored_at = )/,
+        );
+      }
+    }
   });
 
   it('connects with clickhouse-client as the doc shows', async () => {
@@ -96,6 +77,6 @@ describe('docs/data.md ready queries', () => {
       '--query',
       'SELECT count() FROM scores FINAL',
     ]);
-    expect(stdout.trim()).toBe('11');
+    expect(stdout.trim()).toBe(String(DOC_DISTINCT_SCORES));
   });
 });

@@ -4,6 +4,13 @@
 -- count, share and latency quantile here is exact. An AggregatingMergeTree could dedupe counts
 -- with uniqExact states but not quantiles, so it would double count re-delivered latencies.
 -- Filter on org_id and day; the views compute over the whole table otherwise.
+-- Migration 006 drops these views for queries that filter before they aggregate (docs/data.md).
+--
+-- Edited after release, once: the joined subqueries of scores_daily_bands had no alias, which
+-- current ClickHouse refuses (joined_subquery_requires_alias, code 206), so on a current server
+-- this migration failed after creating scores_daily and was never recorded as applied; the next
+-- run of migrate.ts applies the fixed text (every statement is IF NOT EXISTS). On 18.16, where it
+-- was applied, the aliases change nothing, and migrate.ts never re-runs a recorded migration.
 
 -- Volume, band mix, degraded-source rate and latency quantiles per organisation and day.
 CREATE VIEW IF NOT EXISTS {db}.scores_daily AS
@@ -35,9 +42,9 @@ SELECT
     scores,                                                         -- scores in this band
     round(scores / total, 4) AS share                               -- share of the day's scores, 0..1
 FROM (SELECT org_id, toDate(scored_at) AS day, band, count() AS scores
-      FROM {db}.scores FINAL GROUP BY org_id, day, band)
+      FROM {db}.scores FINAL GROUP BY org_id, day, band) AS per_band
 ANY INNER JOIN (SELECT org_id, toDate(scored_at) AS day, count() AS total
-      FROM {db}.scores FINAL GROUP BY org_id, day) USING (org_id, day);
+      FROM {db}.scores FINAL GROUP BY org_id, day) AS per_day USING (org_id, day);
 
 -- Primary risk factors per organisation and day (scores without one are left out).
 CREATE VIEW IF NOT EXISTS {db}.scores_daily_risk_factors AS

@@ -1,0 +1,214 @@
+/**
+ * An API node built from config: every client it creates is registered in one `Resources`
+ * registry and closed exactly once, in phases (stop accepting and drain requests, flush the audit
+ * buffer, then the clients), within a deadline. `main.ts` only wires signals to `start`/`stop`;
+ * tests build nodes in-process on port 0.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ScoreHistory } from '../../shared/audit/history.ts';
+import { refreshCapability } from '../../shared/capabilities/refresh.ts';
+import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import type { Config } from '../../shared/config.ts';
+import { Resources, type Service } from '../../shared/lifecycle.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { buildApp } from './app.ts';
+import { AuditJournal } from './audit-journal.ts';
+import { AuditPublisher } from './audit-publisher.ts';
+import { Authenticator } from './auth.ts';
+import { capabilityHealth } from './capabilities/health.ts';
+import { LedgerLookup } from './capabilities/ledger-lookup.ts';
+import { SnapshotCache } from './capabilities/snapshot-cache.ts';
+import { Controls, NO_CONTROLS } from './controls/controls.ts';
+import { ExplainCache } from './explain-cache.ts';
+import { drainHttpServer } from './http/drain.ts';
+import { ApiMetrics } from './metrics.ts';
+import { Scorer } from './scorer.ts';
+
+/**
+ * How long requests already received may take to be answered once stopping begins; the audit
+ * buffer's flush (5 s at most) follows, well inside an orchestrator's usual 30 s grace.
+ */
+const DRAIN_GRACE_MS = 10_000;
+/** The whole stop, whatever is unreachable: drain, flush, close. */
+export const API_STOP_DEADLINE_MS = 20_000;
+
+export interface ApiNodeHandle extends Service {
+  /** The bound port (useful with PORT=0) and base URL, known once `start` resolved. */
+  readonly port: number;
+  readonly url: string;
+}
+
+export interface ApiNodeOptions {
+  /** The clock of rate windows and credit periods; tests inject one so a burst falls in one window. */
+  now?: () => number;
+}
+
+export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions = {}): ApiNodeHandle {
+  const nodeId = cfg.NODE_ID ?? `${hostname()}:${process.pid}`;
+  const log = baseLog.child({ node: nodeId });
+  const resources = new Resources();
+  let server: Server | undefined;
+  let stopping = false;
+
+  const redisClient = (name: string, url: string, failFast: boolean) =>
+    resources.add(
+      'clients',
+      name,
+      createRedis(url, { connectionName: `frs-api-${name}-${nodeId}`, failFast, log }),
+      (r) => r.disconnect(),
+    );
+
+  async function start(): Promise<void> {
+    // The hot path (key reads, the controls script) fails fast and degrades; background work (the
+    // key replica, pub/sub) may wait and retry.
+    const redis = redisClient('hot', cfg.REDIS_URL, true);
+    const redisBg = redisClient('bg', cfg.REDIS_URL, false);
+    const redisSub = redisClient('sub', cfg.REDIS_URL, false);
+    // Snapshots load on connections of their own: a 20 MB read must not queue behind or ahead of
+    // the hot path's commands, and a subscribed connection can do nothing else.
+    const redisSnapshots = redisClient('snap', cfg.REDIS_URL, false);
+    const redisSnapshotSub = redisClient('snapsub', cfg.REDIS_URL, false);
+    // Explain copies go to a cache server of their own: disposable, memory-bounded, never persisted.
+    const redisExplain = redisClient('explain', cfg.EXPLAIN_REDIS_URL, true);
+    // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout.
+    const redisLedger = redisClient('ledger', cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, true);
+    const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) => c.close());
+    const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`, kafkaSecurity(cfg));
+
+    // One journal directory per node, stable across restarts (NODE_ID, else the port), so a
+    // restarted node replays what it spilled before.
+    const journalDir = join(
+      cfg.AUDIT_JOURNAL_DIR,
+      (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'),
+    );
+    const audit = resources.add(
+      'drain',
+      'audit publisher',
+      new AuditPublisher(
+        kafka,
+        new AuditJournal({ dir: journalDir, segmentBytes: 64 << 20, maxBytes: 2 * 1024 ** 3 }),
+        log,
+      ),
+      (a) => a.close(),
+    );
+    await audit.start();
+    const explainCache = new ExplainCache(redisExplain, log);
+
+    const capabilities = CAPABILITIES.map((def) =>
+      withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
+    );
+    const store = new SnapshotStore(redisSnapshots, cfg.CAPABILITY_KEY_PREFIX, redisLedger);
+    const snapshots = resources.add(
+      'workers',
+      'snapshot cache',
+      new SnapshotCache({
+        store,
+        subscriber: redisSnapshotSub,
+        defs: capabilities,
+        pollMs: cfg.CAPABILITY_POLL_S * 1000,
+        log,
+        bootstrap: (def) =>
+          refreshCapability(def, {
+            store,
+            locations: feedLocations(cfg),
+            timeoutMs: cfg.FEED_TIMEOUT_MS,
+            maxShrink: cfg.FEED_MAX_SHRINK,
+            log,
+          }),
+      }),
+      (s) => s.stop(),
+    );
+    // Not awaited: the node listens (and answers /livez) while loading; /readyz waits for it.
+    void snapshots.start();
+    const ledger = resources.add(
+      'workers',
+      'ledger breaker',
+      new LedgerLookup({
+        redis: redisLedger,
+        key: (version) => store.ledgerKey(version),
+        version: () => snapshots.current.ledgerVersion,
+        timeoutMs: cfg.LEDGER_TIMEOUT_MS,
+        resetMs: cfg.LEDGER_BREAKER_RESET_MS,
+      }),
+      (l) => l.shutdown(),
+    );
+    const health = () => capabilityHealth(capabilities, snapshots, ledger);
+    const metrics = new ApiMetrics({
+      capabilities: health,
+      auditDepth: () => audit.depth,
+      audit: () => audit.counters(),
+      explainCopiesSkipped: () => explainCache.failed,
+    });
+
+    const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
+    // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
+    // went down. Retried in the background so a node started during an outage becomes ready later.
+    void (async () => {
+      while (!stopping) {
+        try {
+          await auth.follow(redisSub);
+          return await auth.load();
+        } catch (err) {
+          log.warn({ err: String(err) }, 'api key replica not loaded yet; retrying');
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
+      }
+    })();
+
+    const app = buildApp({
+      log,
+      auth,
+      controls:
+        cfg.CONTROLS === 'on'
+          ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT, now: opts.now })
+          : NO_CONTROLS,
+      scorer: new Scorer({
+        nodeId,
+        publish: (scoreId, recordJson) => {
+          audit.publish(scoreId, recordJson);
+          explainCache.put(scoreId, recordJson);
+        },
+        snapshots,
+        capabilities,
+        ledger,
+      }),
+      history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+      recent: explainCache,
+      ready: () => auth.ready && snapshots.ready,
+      capabilities: health,
+      metrics,
+    });
+
+    const listening = app.listen(cfg.PORT, cfg.HOST);
+    server = resources.add('intake', 'http server', listening, (s) => drainHttpServer(s, DRAIN_GRACE_MS));
+    listening.keepAliveTimeout = 65_000;
+    await once(listening, 'listening');
+    log.info({ port: handle.port }, 'api listening');
+  }
+
+  const handle: ApiNodeHandle = {
+    start,
+    async stop() {
+      stopping = true;
+      return resources.closeAll(log, Date.now() + API_STOP_DEADLINE_MS);
+    },
+    get port() {
+      const addr = server?.address();
+      if (!addr || typeof addr === 'string') throw new Error('api node is not listening');
+      return addr.port;
+    },
+    get url() {
+      return `http://127.0.0.1:${handle.port}`;
+    },
+  };
+  return handle;
+}

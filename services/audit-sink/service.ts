@@ -1,0 +1,61 @@
+/** The audit sink built from config: Kafka `scores.v1` to ClickHouse `scores`, with a bounded stop. */
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
+import type { Config } from '../../shared/config.ts';
+import { Resources, type Service } from '../../shared/lifecycle.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
+import { ConsumerState, registerLagMetric, withInsertMetrics } from './metrics.ts';
+import { AuditSink } from './sink.ts';
+
+/** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
+export const SINK_STOP_DEADLINE_MS = 10_000;
+
+export function createAuditSink(cfg: Config, log: Logger): Service {
+  const resources = new Resources();
+  return {
+    async start() {
+      const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) =>
+        c.close(),
+      );
+      const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink', {
+        ...kafkaSecurity(cfg),
+        retry: { retries: 1_000_000, maxRetryTime: 5_000 },
+      });
+      const sink = resources.add(
+        'workers',
+        'kafka consumer',
+        new AuditSink(kafka, withInsertMetrics(ch), log, {
+          groupId: cfg.AUDIT_SINK_GROUP,
+          database: cfg.CLICKHOUSE_DATABASE,
+          maxBackoffMs: 5_000,
+          // Compressed bytes: 1 MiB of gzipped batches is a few thousand rows.
+          minBytes: 1024 * 1024,
+          maxWaitMs: 1_000,
+        }),
+        (s) => s.stop(),
+      );
+      const consumerState = new ConsumerState();
+      consumerState.watch(sink.consumer);
+      // Lag reads use a client of their own that gives up quickly: a scrape must not wait out an outage.
+      const lagKafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink-lag', kafkaSecurity(cfg));
+      resources.add('clients', 'lag reader', registerLagMetric(lagKafka, cfg.AUDIT_SINK_GROUP, log), (l) =>
+        l.close(),
+      );
+      resources.add(
+        'intake',
+        'metrics server',
+        await startMetricsServer({
+          port: cfg.AUDIT_SINK_METRICS_PORT,
+          host: cfg.HOST,
+          ready: () => consumerState.readiness(),
+          log,
+        }),
+        stopMetricsServer,
+      );
+      log.info({ topic: 'scores.v1' }, 'audit sink connecting');
+      await sink.start();
+    },
+    stop: () => resources.closeAll(log, Date.now() + SINK_STOP_DEADLINE_MS),
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The refresher built from config: BullMQ job schedulers and one worker that runs them (one job
+ * per capability, snapshots and the reputation ledger, and the audit retention job).
+ */
+import { Queue, Worker } from 'bullmq';
+import { hostname } from 'node:os';
+import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import type { Config } from '../../shared/config.ts';
+import { Resources, type Service } from '../../shared/lifecycle.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
+import { capabilityJob } from './jobs/capability.ts';
+import type { RefresherJob } from './jobs/job.ts';
+import { retentionJob } from './jobs/retention.ts';
+import { registerRefresherMetrics } from './metrics.ts';
+import { dispatcher, REFRESHER_QUEUE, registerSchedulers } from './schedule.ts';
+
+/** Stop: let the running job finish if it can (`worker.close()` waits for it), then close. */
+export const REFRESHER_STOP_DEADLINE_MS = 10_000;
+
+export function createRefresher(cfg: Config, baseLog: Logger): Service {
+  const log = baseLog.child({ node: cfg.NODE_ID ?? `${hostname()}:${process.pid}` });
+  const resources = new Resources();
+  const redis = (name: string, url: string, blocking = false) =>
+    resources.add(
+      'clients',
+      name,
+      createRedis(url, { connectionName: `frs-refresher-${name}`, blocking, log }),
+      (r) => r.disconnect(),
+    );
+
+  // BullMQ duplicates its connections and re-emits their errors on the queue and the worker, once
+  // per reconnect attempt (with no listener it prints each one): report at most one a minute.
+  let lastReported = 0;
+  const bullmqErrors = (err: Error) => {
+    if (Date.now() - lastReported < 60_000) return;
+    lastReported = Date.now();
+    log.warn({ err: err.message }, 'queue connection error (further ones muted for a minute)');
+  };
+
+  return {
+    async start() {
+      // BullMQ's worker blocks on its connection (maxRetriesPerRequest: null).
+      const connection = redis('queue', cfg.REDIS_URL, true);
+      const snapshots = redis('snapshots', cfg.REDIS_URL);
+      const ledger = cfg.LEDGER_REDIS_URL ? redis('ledger', cfg.LEDGER_REDIS_URL) : snapshots;
+      const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) =>
+        c.close(),
+      );
+
+      const refreshDeps = {
+        store: new SnapshotStore(snapshots, cfg.CAPABILITY_KEY_PREFIX, ledger),
+        locations: feedLocations(cfg),
+        timeoutMs: cfg.FEED_TIMEOUT_MS,
+        maxShrink: cfg.FEED_MAX_SHRINK,
+        log,
+      };
+      const capabilities = CAPABILITIES.map((def) =>
+        withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
+      );
+      const jobs: RefresherJob[] = [
+        ...capabilities.map((def) => capabilityJob(def, refreshDeps)),
+        retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),
+      ];
+
+      const queue = resources.add(
+        'workers',
+        'queue',
+        new Queue(REFRESHER_QUEUE, { connection, prefix: cfg.BULLMQ_PREFIX }),
+        (q) => q.close(),
+      );
+      queue.on('error', bullmqErrors);
+      await registerSchedulers(queue, jobs);
+      const worker = resources.add(
+        'workers',
+        'worker',
+        new Worker(REFRESHER_QUEUE, dispatcher(jobs), {
+          connection,
+          prefix: cfg.BULLMQ_PREFIX,
+          concurrency: 1,
+        }),
+        (w) => w.close(),
+      );
+      worker.on('error', bullmqErrors);
+      worker.on('failed', (job, err) =>
+        log.error({ job: job?.name, err: String(err) }, 'refresher job failed'),
+      );
+      worker.on('completed', (job) => log.info({ job: job.name }, 'refresher job done'));
+      registerRefresherMetrics({ worker, store: refreshDeps.store, defs: capabilities, log });
+      resources.add(
+        'intake',
+        'metrics server',
+        await startMetricsServer({
+          port: cfg.REFRESHER_METRICS_PORT,
+          host: cfg.HOST,
+          ready: () =>
+            connection.status !== 'ready'
+              ? { ready: false, reason: `redis ${connection.status}` }
+              : worker.isRunning()
+                ? { ready: true }
+                : { ready: false, reason: 'worker not running' },
+          log,
+        }),
+        stopMetricsServer,
+      );
+      log.info({ jobs: jobs.map((j) => j.name) }, 'refresher running');
+    },
+    stop: () => resources.closeAll(log, Date.now() + REFRESHER_STOP_DEADLINE_MS),
+  };
+}

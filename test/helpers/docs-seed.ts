@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+
+/** The organisation and score id the queries of docs/data.md are written for. */
+export const DOC_ORG = 'org_00000000000000a1';
+export const DOC_SCORE_ID = 'sc_01a1f8704f59712e8cb15a4fff010e8d';
+
+/** Every ```sql block of docs/data.md, in order: each must run as written. */
+export function docsQueries(): string[] {
+  const doc = readFileSync('docs/data.md', 'utf8');
+  return [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+}
+
+/** For each of docsQueries(), the first clause of the sentence that introduces it in the doc. */
+export function docsQueryTitles(): string[] {
+  const doc = readFileSync('docs/data.md', 'utf8');
+  return [...doc.matchAll(/```sql\n/g)].map((m) => {
+    const before =
+      doc
+        .slice(0, m.index)
+        .trimEnd()
+        .split(/\n\s*\n/)
+        .pop() ?? '';
+    const text = before
+      .replace(/\s+/g, ' ')
+      .split(/: | \(|\. /)[0]!
+      .replace(/[:.]$/, '');
+    return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+  });
+}
+
+/**
+ * Rows for DOC_ORG that give every docs query something to return: 11 distinct scores over the
+ * last seconds (one of them DOC_SCORE_ID at its own time) plus a re-delivered copy of the first,
+ * which no exact query may count twice.
+ */
+export function docsSeedRows(now = Math.floor(Date.now() / 1000)): Record<string, unknown>[] {
+  const row = (i: number, extra: Record<string, unknown>) => ({
+    score_id: `sc_${String(i).padStart(32, '0')}`,
+    org_id: DOC_ORG,
+    scored_at: now - i,
+    scored_at_ms: (now - i) * 1000,
+    tier: 'assess',
+    score_version: '2026.11.0',
+    score: i * 9,
+    band: ['minimal', 'low', 'medium', 'high', 'critical'][i % 5],
+    recommended_action: 'watch',
+    coverage: 'partial',
+    primary_risk_factor: '',
+    degraded_sources: [],
+    has_phone: 1,
+    has_ip: i % 2,
+    latency_ms: 2 + i,
+    request_json: JSON.stringify({
+      subject: { phone_number: '+447911123456' },
+      context: { collection_point: { moment: 'signup' } },
+      options: { explain: i % 2 === 0 },
+    }),
+    inserted_at: now,
+    ...extra,
+  });
+  const rows = Array.from({ length: 10 }, (_, i) =>
+    row(i + 1, {
+      primary_risk_factor: i % 3 ? 'NDC_RANGE_HIGH_RISK' : '',
+      degraded_sources: i % 4 ? [] : ['ip_anonymiser'],
+    }),
+  );
+  rows.push(
+    row(0, { score_id: DOC_SCORE_ID, scored_at: Math.floor(parseInt(DOC_SCORE_ID.slice(3, 15), 16) / 1000) }),
+  );
+  rows.push(rows[0]!);
+  return rows;
+}
+
+/** Distinct scores in docsSeedRows: what an exact count over DOC_ORG answers. */
+export const DOC_DISTINCT_SCORES = 11;

@@ -1,0 +1,42 @@
+import { createApiNode, type ApiNodeOptions } from '../../services/api/node.ts';
+import { loadConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { waitFor } from './processes.ts';
+
+/** An API node running inside the test process: what contract and controls tests talk to. */
+export interface InProcessNode {
+  url: string;
+  port: number;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Builds an API node in the test process on a free port (PORT=0) from the same config a real
+ * node reads, with `env` on top, and waits until it is ready. Tests about processes (signals,
+ * SIGKILL, faults) spawn real ones instead (`startApi`).
+ */
+export async function startNode(
+  env: Record<string, string> = {},
+  opts: ApiNodeOptions = {},
+): Promise<InProcessNode> {
+  const cfg = loadConfig({ ...process.env, PORT: '0', ...env });
+  const node = createApiNode(cfg, createLogger('api', process.env.TEST_LOG_LEVEL ?? 'warn'), opts);
+  try {
+    await node.start();
+    await waitFor('in-process api /readyz', async () => (await fetch(`${node.url}/readyz`)).ok, 90_000);
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+  return { url: node.url, port: node.port, stop: async () => void (await node.stop()) };
+}
+
+/** A clock the test moves by hand: every node given it sees the same instant. */
+export class TestClock {
+  /** Starts at the beginning of the current wall-clock second, so a window has a full second ahead. */
+  private ms = Math.floor(Date.now() / 1000) * 1000;
+  readonly now = (): number => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
