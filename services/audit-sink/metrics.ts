@@ -1,34 +1,20 @@
 /**
  * Prometheus metrics of the audit sink, in prom-client's default registry (served by
  * shared/metrics-server.ts): consumer lag per partition, rows inserted, insert failures, insert
- * and batch durations, DLQ records, and whether the consumer is in its group.
+ * and batch durations, and whether the consumer is in its group. DLQ records: dlq-metrics.ts.
  */
 import type { Consumer, Kafka } from 'kafkajs';
-import { Counter, Gauge, Histogram, register, type CounterConfiguration } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { within } from '../../shared/metrics-server.ts';
 
-/**
- * Every module that counts the same thing gets the one counter: a second `new Counter` of a name
- * already registered throws, so whichever module loads first creates it.
- */
-function sharedCounter<L extends string>(config: CounterConfiguration<L>): Counter<L> {
-  return (register.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter(config);
-}
-
-/** Records sent unchanged to `scores.v1.dlq` because they could not be stored. */
-export const dlqRecords = sharedCounter({
-  name: 'frs_sink_dlq_records_total',
-  help: 'Audit records sent to the dead-letter topic instead of ClickHouse',
-});
-
-const rowsInserted = sharedCounter({
+const rowsInserted = new Counter({
   name: 'frs_sink_rows_inserted_total',
   help: 'Rows ClickHouse accepted from the sink',
 });
-const insertFailures = sharedCounter({
+const insertFailures = new Counter({
   name: 'frs_sink_insert_failures_total',
   help: 'ClickHouse inserts that failed (each is retried with backoff)',
 });

@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { dlqRecords } from './metrics.ts';
+import { dlqRecords } from './dlq-metrics.ts';
 
 export interface SinkOptions {
   groupId: string;
@@ -147,7 +147,7 @@ export class AuditSink {
         })),
       });
       this.deadLettered += bad.length;
-      dlqRecords.inc(bad.length);
+      dlqRecords.inc({ stage: 'decode' }, bad.length);
       this.log.warn({ count: bad.length, partition: batch.partition }, 'records sent to DLQ');
     }
     let backoff = 100;
