@@ -149,7 +149,7 @@ describe('Kafka with SASL and ACLs', () => {
 
   it('a score travels from the API to ClickHouse with each process logged in as its own user', async () => {
     sink = startSink(saslEnv('frs-sink'));
-    api = await startApi({ ...saslEnv('frs-api'), NODE_ID: `sasl-${randomUUID().slice(0, 8)}` });
+    api = await startApi({ ...saslEnv('frs-api'), NODE_ID: `kafka-auth-${randomUUID().slice(0, 8)}` });
     const { orgId, apiKey } = await orgWithKey('verify');
     const res = await scoreCall(api.url, apiKey, { subject: { ip_address: '192.0.2.7' } });
     expect(res.status).toBe(200);
@@ -172,8 +172,9 @@ describe('Kafka with SASL and ACLs', () => {
     } finally {
       await ch.close();
     }
-    expect(api.output()).not.toMatch(/authoriz|SASL/i);
-    expect(sink.output()).not.toMatch(/authoriz|SASL/i);
+    const refused = /not authorized|authorization failed|SASL authentication/i;
+    expect(api.output()).not.toMatch(refused);
+    expect(sink.output()).not.toMatch(refused);
   });
 
   it('refuses a wrong password, and the sink user cannot forge audit records', async () => {
