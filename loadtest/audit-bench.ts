@@ -101,7 +101,7 @@ try {
   );
 
   // --- 2. sustained insert rate draining a backlog ---
-  const template = AuditRecord.parse(JSON.parse((await r.get(explainKey(ids[ids.length - 1]!)))!));
+  const template = AuditRecord.parse(JSON.parse((await r.get(explainKey(org.orgId, ids[ids.length - 1]!)))!));
   await sink.stop();
   const backlogOrg = `org_bench${Date.now().toString(16).padStart(11, '0')}`;
   const producer = createKafka([stack.kafkaBrokers], 'frs-bench').producer({

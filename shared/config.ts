@@ -67,6 +67,22 @@ const envSchema = z.object({
     .default('frs'),
   /** Where the audit publisher spills records while Kafka is unreachable (one subfolder per node). */
   AUDIT_JOURNAL_DIR: z.string().min(1).default('.stack/journal'),
+  /**
+   * Longest an API connection may take to send a whole request (headers and body), and its
+   * headers alone: a body trickled a byte at a time is cut with a 408 after this, not held open.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(5_000),
+  /** Most idempotency entries one organisation may create per UTC day; past it: not retained. */
+  IDEMPOTENCY_ENTRIES_PER_DAY: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
+  /** Explain copies one organisation may write per second per node (its fair share of the cache). */
+  EXPLAIN_COPIES_PER_ORG_S: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Bearer token Prometheus sends to read an API node's /metrics; unset: loopback clients only. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** Refused requests (401, 404...) one client address may make per second per node before 429. */
+  ADDRESS_ERRORS_PER_S: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Explain's ClickHouse lookups in flight per node; one organisation may hold half of them. */
+  EXPLAIN_LOOKUPS_MAX: z.coerce.number().int().min(1).max(1_000).default(8),
   /** Rate limit, credits and idempotency on /v1/score. `off` exists only for the benchmark baseline. */
   CONTROLS: z.enum(['on', 'off']).default('on'),
   /** API nodes in the deployment: while Redis is down each node admits rate_rps / this. */
@@ -76,6 +92,16 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_:-]+$/)
     .default('frs:cap'),
+  /** Redis hash of the run-time score-version state (default, challenger, retired) and, + `:changed`, its channel. */
+  SCORE_VERSION_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_:-]+$/)
+    .default('frs:versions'),
+  /** The silent challenger version when the admin CLI has not set one (`version challenger`). */
+  SCORE_CHALLENGER: z
+    .string()
+    .regex(/^\d{4}\.\d{2}\.\d+$/)
+    .optional(),
   /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
   CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
   /** Overrides of the registry's refresh intervals, e.g. `ip_tor_exit=600`. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Local Redis from Debian's package, on loopback: two servers with different jobs.
 #   redis        ($REDIS_PORT, data under $STACK_DIR/redis): keys, credits, idempotency, snapshots,
-#                BullMQ. appendonly, noeviction: none of it may vanish.
+#                BullMQ. appendonly, noeviction: none of it may vanish. A maxmemory
+#                (FRS_REDIS_MAXMEMORY, 2gb) makes a full server refuse writes (the API then runs its
+#                controls locally) instead of growing until the kernel kills it.
 #   redis-cache  ($REDIS_CACHE_PORT, $STACK_DIR/redis-cache): the explain copies of fresh scores.
 #                No persistence and bounded memory with volatile-ttl eviction: it is a cache in
 #                front of ClickHouse, and writing ~3 KB a score to an append-only file would make
@@ -35,7 +37,10 @@ start_one() {
 
 start() {
   install
-  start_one redis "$REDIS_PORT" --appendonly yes --save '' --maxmemory-policy noeviction
+  start_one redis "$REDIS_PORT" --appendonly yes --save '' \
+    --maxmemory "${FRS_REDIS_MAXMEMORY:-2gb}" --maxmemory-policy noeviction
+  # Also on a server already running from before the bound existed.
+  redis-cli -p "$REDIS_PORT" config set maxmemory "${FRS_REDIS_MAXMEMORY:-2gb}" >/dev/null
   start_one redis-cache "$REDIS_CACHE_PORT" --appendonly no --save '' \
     --maxmemory "${FRS_REDIS_CACHE_MAXMEMORY:-1gb}" --maxmemory-policy volatile-ttl
 }

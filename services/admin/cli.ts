@@ -10,6 +10,7 @@
  *   context set --org ORG_ID --id CONTEXT_ID --json '{"sector": ...}'
  *   context delete --org ORG_ID --id CONTEXT_ID
  *   context list --org ORG_ID
+ *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -17,7 +18,14 @@ import { loadConfig } from '../../shared/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';
-import { CONTEXT_ID, ENTITLEMENT_ITEMS, OrgStore, type OrgUpdate } from '../../shared/orgs/store.ts';
+import {
+  CONTEXT_ID,
+  ENTITLEMENT_ITEMS,
+  ORG_NAME,
+  OrgStore,
+  type OrgUpdate,
+} from '../../shared/orgs/store.ts';
+import { VersionAdmin } from '../../shared/scoring/version-state.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -29,7 +37,11 @@ const USAGE = `usage:
   admin key revoke --key-id ID
   admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
   admin context delete --org ORG_ID --id CONTEXT_ID
-  admin context list --org ORG_ID`;
+  admin context list --org ORG_ID
+  admin version show
+  admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
+  admin version promote --id VERSION               (the default on every node within seconds)
+  admin version retire --id VERSION                (no new score uses it; stored scores still explain)`;
 
 class UsageError extends Error {}
 
@@ -67,13 +79,19 @@ function jsonArg(value: string): unknown {
   }
 }
 
+function nameArg(value: string): string {
+  const name = ORG_NAME.safeParse(value);
+  if (!name.success) throw new UsageError(`--name ${name.error.issues[0]!.message}`);
+  return name.data;
+}
+
 function tierArg(value: string | undefined) {
   const tier = z.enum(TIERS).safeParse(value);
   if (!tier.success) throw new UsageError('--tier must be verify, assess or bureau');
   return tier.data;
 }
 
-export async function run(argv: string[], store: OrgStore): Promise<unknown> {
+export async function run(argv: string[], store: OrgStore, versions?: VersionAdmin): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -88,13 +106,14 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       entitlements: { type: 'string' },
       id: { type: 'string' },
       json: { type: 'string' },
+      clear: { type: 'boolean' },
     },
   });
   const [noun, verb] = positionals;
   switch (`${noun} ${verb}`) {
     case 'org create': {
       return store.createOrg({
-        name: need(values.name, 'name'),
+        name: nameArg(need(values.name, 'name')),
         tier: tierArg(values.tier),
         rateRps: num(values['rate-rps'], 'rate-rps', true),
         credits: num(values.credits, 'credits'),
@@ -161,6 +180,21 @@ export async function run(argv: string[], store: OrgStore): Promise<unknown> {
       if (!org) throw new UsageError(`unknown organisation ${values.org}`);
       return { org_id: org.org_id, contexts: org.contexts };
     }
+    case 'version show':
+    case 'version challenger':
+    case 'version promote':
+    case 'version retire': {
+      if (!versions) throw new UsageError('version commands need the version state');
+      try {
+        if (verb === 'challenger') await versions.setChallenger(values.clear ? null : need(values.id, 'id'));
+        else if (verb === 'promote') await versions.promote(need(values.id, 'id'));
+        else if (verb === 'retire') await versions.retire(need(values.id, 'id'));
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        throw new UsageError((err as Error).message);
+      }
+      return versions.show(process.env.SCORE_CHALLENGER);
+    }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   }
@@ -170,7 +204,11 @@ if (import.meta.main) {
   const cfg = loadConfig();
   const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-admin' });
   try {
-    const out = await run(process.argv.slice(2), new OrgStore(redis));
+    const out = await run(
+      process.argv.slice(2),
+      new OrgStore(redis),
+      new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
+    );
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);

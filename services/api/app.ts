@@ -16,6 +16,7 @@ export function buildApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestId);
   app.use(deps.metrics.middleware);
+  app.use(deps.budget.track);
   // The score route first: every other layer is matched against each scoring request otherwise.
   app.use(scoreRoutes(deps));
   app.use(healthRoutes(deps));

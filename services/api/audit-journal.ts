@@ -42,7 +42,8 @@ export class AuditJournal {
 
   /** Creates the directory, takes the lock and measures what earlier runs left behind. */
   async open(): Promise<void> {
-    await mkdir(this.opts.dir, { recursive: true });
+    // Records hold personal data (phone numbers, IPs): only the service's own user may read them.
+    await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
     await this.lock();
     for (const seq of await this.segments()) {
       this.totalBytes += (await stat(this.path(seq))).size;
@@ -131,7 +132,7 @@ export class AuditJournal {
   private async activeSegment() {
     if (!this.active) {
       const seq = this.nextSeq++;
-      const fh = await open(this.path(seq), 'a');
+      const fh = await open(this.path(seq), 'a', 0o600);
       this.active = { seq, fh, bytes: 0 };
     }
     return this.active;
@@ -170,7 +171,7 @@ export class AuditJournal {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    const fh = await open(file, 'w');
+    const fh = await open(file, 'w', 0o600);
     await fh.write(String(process.pid));
     await fh.sync();
     await fh.close();

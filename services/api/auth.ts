@@ -31,6 +31,12 @@ interface Known {
   checkAt: number;
 }
 
+/**
+ * A revoked key's digest is remembered this long: a lookup already in flight when the revocation
+ * arrived (it read the key as active just before) must not put the key back in the cache.
+ */
+const TOMBSTONE_MS = 60_000;
+
 /** After a failed re-read (Redis down), wait this long before trying that key again. */
 const RECHECK_AFTER_FAILURE_MS = 1_000;
 
@@ -55,6 +61,8 @@ export class Authenticator {
   private readonly known = new Map<string, Known>();
   private readonly unknown = new Map<string, number>();
   private readonly refreshing = new Set<string>();
+  /** Revoked digests and when the revocation arrived, oldest first (see TOMBSTONE_MS). */
+  private readonly tombstones = new Map<string, number>();
   private loaded = false;
   private following = false;
 
@@ -85,10 +93,11 @@ export class Authenticator {
     this.known.clear();
     this.unknown.clear();
     for (const r of all)
-      this.known.set(r.digest, {
-        principal: { org: r.org, keyId: r.key.key_id },
-        checkAt: now + this.opts.freshMs,
-      });
+      if (!this.revoked(r.digest))
+        this.known.set(r.digest, {
+          principal: { org: r.org, keyId: r.key.key_id },
+          checkAt: now + this.opts.freshMs,
+        });
     this.loaded = true;
     this.log.info({ keys: all.length }, 'api key replica loaded');
   }
@@ -103,6 +112,7 @@ export class Authenticator {
       this.following = true;
       subscriber.on('message', (channel: string, message: string) => {
         if (channel === KEYS_REVOKED_CHANNEL) {
+          this.bury(message);
           this.known.delete(message);
           this.unknown.delete(message);
         } else if (channel === ORGS_CHANGED_CHANNEL) {
@@ -140,7 +150,7 @@ export class Authenticator {
 
   private async read(digest: string): Promise<Principal | null> {
     const found = await this.store.resolveDigest(digest);
-    if (!found) {
+    if (!found || this.revoked(digest)) {
       this.known.delete(digest);
       if (this.unknown.size >= this.opts.maxNegative) this.unknown.clear();
       this.unknown.set(digest, Date.now());
@@ -150,6 +160,22 @@ export class Authenticator {
     this.unknown.delete(digest);
     this.known.set(digest, { principal, checkAt: Date.now() + this.opts.freshMs });
     return principal;
+  }
+
+  private bury(digest: string): void {
+    const now = Date.now();
+    this.tombstones.delete(digest);
+    this.tombstones.set(digest, now);
+    for (const [d, at] of this.tombstones) {
+      if (now - at < TOMBSTONE_MS) break;
+      this.tombstones.delete(d);
+    }
+  }
+
+  /** True while a revocation of this digest is recent enough that a racing read may be stale. */
+  private revoked(digest: string): boolean {
+    const at = this.tombstones.get(digest);
+    return at !== undefined && Date.now() - at < TOMBSTONE_MS;
   }
 
   /** Re-reads one key off the request path; on failure the entry is kept (Redis may be down). */

@@ -5,7 +5,7 @@
  * tests build nodes in-process on port 0.
  */
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
@@ -29,9 +29,13 @@ import { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
+import { HistoryLookups } from './history-lookups.ts';
+import { CallerBudget } from './http/caller-budget.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
+import { registerRedisMemory } from './redis-memory.ts';
 import { Scorer } from './scorer.ts';
+import { VersionFollower } from './version-follower.ts';
 
 /**
  * How long requests already received may take to be answered once stopping begins; the audit
@@ -101,7 +105,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       (a) => a.close(),
     );
     await audit.start();
-    const explainCache = new ExplainCache(redisExplain, log);
+    const explainCache = new ExplainCache(redisExplain, log, undefined, cfg.EXPLAIN_COPIES_PER_ORG_S);
 
     const capabilities = CAPABILITIES.map((def) =>
       withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
@@ -141,13 +145,30 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       }),
       (l) => l.shutdown(),
     );
+    // Default and challenger versions follow the admin CLI; the snapshot subscriber filters channels.
+    const versions = resources.add(
+      'workers',
+      'score version follower',
+      new VersionFollower({
+        redis: redisBg,
+        subscriber: redisSnapshotSub,
+        key: cfg.SCORE_VERSION_KEY,
+        ...(cfg.SCORE_CHALLENGER ? { configuredChallenger: cfg.SCORE_CHALLENGER } : {}),
+        pollMs: cfg.CAPABILITY_POLL_S * 1000,
+        log,
+      }),
+      (v) => v.stop(),
+    );
+    void versions.start();
     const health = () => capabilityHealth(capabilities, snapshots, ledger);
     const metrics = new ApiMetrics({
       capabilities: health,
       auditDepth: () => audit.depth,
       audit: () => audit.counters(),
-      explainCopiesSkipped: () => explainCache.failed,
+      // Skipped copies: the cache server down or stalled, or the organisation over its share.
+      explainCopiesSkipped: () => explainCache.failed + explainCache.overShare,
     });
+    registerRedisMemory(metrics.registry, { durable: redisBg, explain: redisExplain });
 
     const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
     // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
@@ -167,28 +188,54 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     const app = buildApp({
       log,
       auth,
+      budget: new CallerBudget({
+        addressErrorsPerSecond: cfg.ADDRESS_ERRORS_PER_S,
+        nodeCount: cfg.CONTROLS_NODE_COUNT,
+      }),
+      lookups: new HistoryLookups(
+        cfg.EXPLAIN_LOOKUPS_MAX,
+        Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
+      ),
       controls:
         cfg.CONTROLS === 'on'
-          ? new Controls({ redis, log, nodeCount: cfg.CONTROLS_NODE_COUNT, now: opts.now })
+          ? new Controls({
+              redis,
+              log,
+              nodeCount: cfg.CONTROLS_NODE_COUNT,
+              idempotencyEntriesPerDay: cfg.IDEMPOTENCY_ENTRIES_PER_DAY,
+              now: opts.now,
+            })
           : NO_CONTROLS,
       scorer: new Scorer({
         nodeId,
-        publish: (scoreId, recordJson) => {
+        publish: (scoreId, recordJson, orgId) => {
           audit.publish(scoreId, recordJson);
-          explainCache.put(scoreId, recordJson);
+          explainCache.put(orgId, scoreId, recordJson);
         },
         snapshots,
         capabilities,
         ledger,
+        versions: () => versions.current,
       }),
       history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
       recent: explainCache,
       ready: () => auth.ready && snapshots.ready,
       capabilities: health,
       metrics,
+      versions: () => versions.current,
+      ...(cfg.METRICS_TOKEN ? { metricsToken: cfg.METRICS_TOKEN } : {}),
     });
 
-    const listening = app.listen(cfg.PORT, cfg.HOST);
+    const listening = createServer(
+      {
+        requestTimeout: cfg.HTTP_REQUEST_TIMEOUT_MS,
+        headersTimeout: Math.min(cfg.HTTP_HEADERS_TIMEOUT_MS, cfg.HTTP_REQUEST_TIMEOUT_MS),
+        // Node checks those timeouts on this interval (30 s by default): a slow body is cut
+        // within a second of its deadline, not up to half a minute later.
+        connectionsCheckingInterval: 1_000,
+      },
+      app,
+    ).listen(cfg.PORT, cfg.HOST);
     server = resources.add('intake', 'http server', listening, (s) => drainHttpServer(s, DRAIN_GRACE_MS));
     listening.keepAliveTimeout = 65_000;
     await once(listening, 'listening');

@@ -26,6 +26,8 @@ export function admitScoreRequest(
   body: unknown,
   idempotencyKey: string | undefined,
   org: { tier: Tier; entitlements: readonly string[]; contexts: Record<string, Context> },
+  /** Status in force (a version retired through the admin CLI is retired here too). */
+  statusOf: (id: string) => string | undefined = (id) => findVersion(id)?.status,
 ): Admitted {
   const validated = validateScoreRequest(body, idempotencyKey);
   if (!validated.ok) throw new ApiError(422, validated.errors);
@@ -59,7 +61,7 @@ export function admitScoreRequest(
   }
   if (errors.length > 0) throw new ApiError(422, errors);
   if (forbidden.length > 0) throw new ApiError(403, forbidden);
-  if (shadowVersion?.status === 'retired') {
+  if (shadowVersion && statusOf(shadowVersion.id) === 'retired') {
     throw new ApiError(409, {
       code: 'E_SCORE_VERSION_RETIRED',
       message: `score version '${shadowVersion.id}' is retired`,

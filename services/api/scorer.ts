@@ -8,7 +8,7 @@ import { gatherEvidence, type EvidenceSources, type Reputation } from '../../sha
 import type { ComponentKey } from '../../shared/scoring/reason-codes.ts';
 import { shapeResponse, tierEvidence } from '../../shared/scoring/shape.ts';
 import { includedIn } from '../../shared/scoring/tiers.ts';
-import { DEFAULT_VERSION } from '../../shared/scoring/versions.ts';
+import { AS_RELEASED, type VersionState } from '../../shared/scoring/version-state.ts';
 import type { Principal } from './auth.ts';
 import type { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
@@ -17,12 +17,14 @@ import type { Admitted } from './score-admission.ts';
 export interface ScorerDeps {
   nodeId: string;
   /** Takes the serialized audit record of each score; must not block (see AuditPublisher). */
-  publish: (scoreId: string, recordJson: string) => void;
+  publish: (scoreId: string, recordJson: string, orgId: string) => void;
   /** The node's capability snapshots; read once per request, so a swap lands between requests. */
   snapshots: SnapshotCache;
   /** The registry with this deployment's freshness limits. */
   capabilities: readonly CapabilityDef[];
   ledger: LedgerLookup;
+  /** The default and challenger versions in force (services/api/version-follower.ts). */
+  versions?: () => VersionState;
 }
 
 function evaluates(def: CapabilityDef, subject: Admitted['request']['subject']): boolean {
@@ -40,6 +42,11 @@ export class Scorer {
 
   constructor(deps: ScorerDeps) {
     this.deps = deps;
+  }
+
+  /** The score versions in force on this node. */
+  versionState(): VersionState {
+    return this.deps.versions?.() ?? AS_RELEASED;
   }
 
   /**
@@ -87,9 +94,11 @@ export class Scorer {
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
     const evidence = gatherEvidence(req.subject, sources, reputation);
 
-    const version = DEFAULT_VERSION;
+    const { default: version, challenger } = this.versionState();
     const input = { evidence, context, contextId: req.context_id, degraded };
     const scored = score({ ...input, version });
+    // The silent challenger: same evidence, its own version; only the audit row sees it.
+    const challengerScored = challenger ? score({ ...input, version: challenger }) : undefined;
     const shadowScored = shadowVersion ? score({ ...input, version: shadowVersion }) : undefined;
 
     const nowMs = Date.now();
@@ -123,10 +132,20 @@ export class Scorer {
         latency_ms: response.latency_ms ?? 0,
         request: requestAsSent(req),
         evidence: tierEvidence(scored, tier, entitlements),
+        raw_risk: scored.raw,
+        fired_components: scored.fired,
+        ...(challengerScored && {
+          challenger: {
+            score_version: challenger!.id,
+            score: challengerScored.score,
+            band: challengerScored.band,
+            raw_risk: challengerScored.raw,
+          },
+        }),
       },
       body,
     );
-    this.deps.publish(scoreId, record);
+    this.deps.publish(scoreId, record, principal.org.org_id);
     return body;
   }
 }

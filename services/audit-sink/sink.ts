@@ -5,6 +5,7 @@ import { SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { dlqRecords } from './dlq-metrics.ts';
+import { insertSplitting } from './quarantine.ts';
 
 export interface SinkOptions {
   groupId: string;
@@ -45,6 +46,11 @@ export function toRow(r: AuditRecordEnvelope) {
     request_json: JSON.stringify(r.request),
     response_json: JSON.stringify(res),
     evidence_json: JSON.stringify(r.evidence),
+    raw_risk: r.raw_risk ?? 0,
+    fired_components: r.fired_components ?? [],
+    challenger_version: r.challenger?.score_version ?? '',
+    challenger_score: r.challenger?.score ?? null,
+    challenger_band: r.challenger?.band ?? '',
   };
 }
 
@@ -72,12 +78,22 @@ export function decode(message: KafkaMessage): Decoded {
   return { ok: true, record: parsed.data };
 }
 
+interface DeadLetter {
+  message: KafkaMessage;
+  reason: string;
+  stage: 'decode' | 'insert';
+  /** ClickHouse's error code, for a record it refused. */
+  errorCode?: string;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Consumes `scores.v1` and writes each record once into ClickHouse. Offsets are committed only
  * after ClickHouse accepted the batch; while it is down the batch is retried with backoff and
- * consumption waits. Undecodable records go unchanged to `scores.v1.dlq` with reason headers.
+ * consumption waits. Records that cannot be decoded, and records ClickHouse refuses for their
+ * content (found by splitting the refused batch, see quarantine.ts), go unchanged to
+ * `scores.v1.dlq` with reason headers; the rest of the batch is inserted and offsets move on.
  * Re-delivery is harmless: `scores` is a ReplacingMergeTree keyed on the score.
  */
 export class AuditSink {
@@ -123,54 +139,49 @@ export class AuditSink {
   }
 
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    const rows: ReturnType<typeof toRow>[] = [];
-    const bad: { message: KafkaMessage; reason: string }[] = [];
+    const rows: { row: ReturnType<typeof toRow>; message: KafkaMessage }[] = [];
+    const bad: DeadLetter[] = [];
     for (const message of batch.messages) {
       const d = decode(message);
-      if (d.ok) rows.push(toRow(d.record));
-      else bad.push({ message, reason: d.reason });
+      if (d.ok) rows.push({ row: toRow(d.record), message });
+      else bad.push({ message, reason: d.reason, stage: 'decode' });
     }
-    if (bad.length > 0) {
-      await this.dlq.send({
-        topic: SCORES_DLQ_TOPIC,
-        acks: -1,
-        messages: bad.map(({ message, reason }) => ({
-          key: message.key,
-          value: message.value,
-          headers: {
-            ...message.headers,
-            'x-dlq-reason': reason,
-            'x-dlq-source-topic': batch.topic,
-            'x-dlq-source-partition': String(batch.partition),
-            'x-dlq-source-offset': message.offset,
-          },
-        })),
-      });
-      this.deadLettered += bad.length;
-      dlqRecords.inc({ stage: 'decode' }, bad.length);
-      this.log.warn({ count: bad.length, partition: batch.partition }, 'records sent to DLQ');
-    }
+    await this.deadLetter(batch.topic, batch.partition, bad);
+
     let backoff = 100;
-    while (rows.length > 0) {
-      if (!isRunning() || isStale()) return;
-      try {
+    const refused = await insertSplitting(rows, {
+      insert: async (slice) => {
         // Set here, not left to the column DEFAULT: 18.16 fills columns a JSONEachRow row omits
         // with the type's zero, not with the DEFAULT expression.
         const insertedAt = Math.floor(Date.now() / 1000);
         await this.ch.insert({
           table: this.table,
-          values: rows.map((r) => ({ ...r, inserted_at: insertedAt })),
+          values: slice.map((r) => ({ ...r.row, inserted_at: insertedAt })),
           format: 'JSONEachRow',
         });
-        this.inserted += rows.length;
-        break;
-      } catch (err) {
-        this.log.warn({ err: String(err), rows: rows.length, backoff }, 'clickhouse insert failed; retrying');
+        this.inserted += slice.length;
+        backoff = 100;
+      },
+      onUnavailable: async (err, count) => {
+        this.log.warn({ err: String(err), rows: count, backoff }, 'clickhouse insert failed; retrying');
         await heartbeat().catch(() => undefined);
         await sleep(backoff);
         backoff = Math.min(backoff * 2, this.opts.maxBackoffMs);
-      }
-    }
+      },
+      keepGoing: () => isRunning() && !isStale(),
+    });
+    if (!refused) return;
+    await this.deadLetter(
+      batch.topic,
+      batch.partition,
+      refused.map((r) => ({
+        message: r.item.message,
+        reason: r.reason,
+        stage: 'insert' as const,
+        ...(r.code !== undefined ? { errorCode: String(r.code) } : {}),
+      })),
+    );
+
     const last = batch.messages[batch.messages.length - 1];
     if (!last) return;
     resolveOffset(last.offset);
@@ -178,6 +189,37 @@ export class AuditSink {
       { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
     ]);
     await heartbeat();
+  }
+
+  /** Sends records unchanged (key, value, headers) to the DLQ, with why and where they came from. */
+  private async deadLetter(topic: string, partition: number, records: DeadLetter[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.dlq.send({
+      topic: SCORES_DLQ_TOPIC,
+      acks: -1,
+      messages: records.map(({ message, reason, stage, errorCode }) => ({
+        key: message.key,
+        value: message.value,
+        headers: {
+          ...message.headers,
+          'x-dlq-reason': reason,
+          'x-dlq-stage': stage,
+          ...(errorCode ? { 'x-dlq-error-code': errorCode } : {}),
+          'x-dlq-source-topic': topic,
+          'x-dlq-source-partition': String(partition),
+          'x-dlq-source-offset': message.offset,
+        },
+      })),
+    });
+    this.deadLettered += records.length;
+    for (const stage of ['decode', 'insert'] as const) {
+      const n = records.filter((r) => r.stage === stage).length;
+      if (n > 0) dlqRecords.inc({ stage }, n);
+    }
+    this.log.warn(
+      { count: records.length, partition, reasons: [...new Set(records.map((r) => r.reason))].slice(0, 3) },
+      'records sent to DLQ',
+    );
   }
 
   async stop(): Promise<void> {

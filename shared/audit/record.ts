@@ -21,6 +21,24 @@ export const AuditEvidence = z.object({
 });
 
 /**
+ * What calibration and version comparison read (absent from records made before 2026.12.0):
+ * the raw risk under the scoring version, the reason codes of the components that found risk,
+ * and the silent challenger's score and band when one was set.
+ */
+const ScoreQuality = {
+  raw_risk: z.number().nonnegative().optional(),
+  fired_components: z.array(z.string()).optional(),
+  challenger: z
+    .object({
+      score_version: z.string(),
+      score: z.int().min(0).max(100),
+      band: z.enum(BANDS),
+      raw_risk: z.number().nonnegative(),
+    })
+    .optional(),
+};
+
+/**
  * One record on `scores.v1` per 200 from POST /v1/score: the request as sent (never the key),
  * the response exactly as returned, and the full tier-permitted evidence.
  */
@@ -36,6 +54,7 @@ export const AuditRecord = z.object({
   request: z.record(z.string(), z.unknown()),
   response: ScoreResponse,
   evidence: AuditEvidence,
+  ...ScoreQuality,
 });
 
 export type AuditRecord = z.infer<typeof AuditRecord>;
@@ -66,6 +85,7 @@ export const AuditRecordEnvelope = z.object({
   evidence: z.looseObject({
     primary_risk_factor: z.looseObject({ code: z.string() }).optional(),
   }),
+  ...ScoreQuality,
 });
 
 export type AuditRecordEnvelope = z.infer<typeof AuditRecordEnvelope>;

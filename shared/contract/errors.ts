@@ -54,7 +54,21 @@ export const ERROR_CODES = {
       'The `context_id` names no context saved for this organisation (and no inline context was sent).',
   },
   E_UNKNOWN_SCORE_VERSION: { status: 422, meaning: 'The requested score version does not exist.' },
-  E_RATE_LIMITED: { status: 429, meaning: "The organisation's per-second rate was exceeded in this second." },
+  E_RATE_LIMITED: {
+    status: 429,
+    meaning:
+      "A per-second budget was exceeded in this second: the organisation's scoring or explain rate, its " +
+      'refused requests, or (before authentication) refused requests from the client address.',
+  },
+  E_HISTORY_UNAVAILABLE: {
+    status: 503,
+    meaning: 'Score history (ClickHouse) is unreachable; retry after `Retry-After`.',
+  },
+  E_HISTORY_BUSY: {
+    status: 503,
+    meaning:
+      'Too many score-history lookups are in flight (for this organisation or the node); retry after `Retry-After`.',
+  },
   E_INTERNAL: { status: 500, meaning: 'Unexpected failure; the request is not billed.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

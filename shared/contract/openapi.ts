@@ -166,6 +166,11 @@ const RESPONSES = {
     ['E_RATE_LIMITED'],
     ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'],
   ),
+  HistoryUnavailable: errorResponse(
+    'Score history cannot answer now (unreachable, or too many lookups in flight).',
+    ['E_HISTORY_UNAVAILABLE', 'E_HISTORY_BUSY'],
+    ['Retry-After'],
+  ),
   NotFound: errorResponse('No such route or resource.', ['E_NOT_FOUND']),
   ScoreNotFound: errorResponse(
     'No score with this id for this organisation: unknown, made by another organisation, or past retention.',
@@ -336,7 +341,9 @@ function document(): Record<string, unknown> {
             },
             '401': r('Unauthenticated'),
             '404': r('ScoreNotFound'),
+            '429': r('RateLimited'),
             '500': r('Internal'),
+            '503': r('HistoryUnavailable'),
           },
         },
       },

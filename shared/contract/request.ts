@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { storableText } from './storable-text.ts';
 
 /** E.164 shape: `+` then digits, no separators. A trunk zero is allowed here (it scores as unattested). */
 export const PHONE_PATTERN = /^\+[1-9]\d{3,14}$/;
@@ -32,7 +33,9 @@ export const Subject = z
     ip_address: z
       .string()
       .max(64)
-      .refine((v) => isIP(v) !== 0, 'must be an IPv4 or IPv6 literal')
+      // A zone id (`fe80::1%eth0`) names an interface of the caller's host: it is no address the
+      // reputation ledger or any range can know, and it would carry free text into storage.
+      .refine((v) => isIP(v) !== 0 && !v.includes('%'), 'must be an IPv4 or IPv6 literal without a zone id')
       .optional()
       .meta({
         description: 'IPv4 or IPv6 literal. An IPv4-mapped IPv6 address is treated as its IPv4.',
@@ -56,11 +59,7 @@ export const Subject = z
 
 export const Context = z
   .strictObject({
-    sector: z
-      .string()
-      .min(1)
-      .max(64)
-      .meta({ examples: ['remittance'] }),
+    sector: storableText({ min: 1, max: 64 }).meta({ examples: ['remittance'] }),
     geography: z
       .strictObject({
         operating_countries: countryList.optional(),
@@ -84,9 +83,12 @@ export const Context = z
       description:
         'Shifts the band thresholds: recall_weighted 5 points lower, precision_weighted 5 points higher.',
     }),
-    action_policy: z.record(z.string(), z.string()).optional().meta({
-      description: "The caller's own policy; recorded with the score, never applied by the service.",
-    }),
+    action_policy: z
+      .record(storableText({ max: 64 }), storableText({ max: 256 }))
+      .optional()
+      .meta({
+        description: "The caller's own policy; recorded with the score, never applied by the service.",
+      }),
   })
   .meta({ id: 'Context', description: 'Where and why the subject is being scored.' });
 
@@ -110,10 +112,7 @@ export const ScoreOptions = z
           'Budget for evidence gathering. A source that cannot answer inside it is skipped and named in ' +
           '`degraded_sources`; the answer is still 200.',
       }),
-    shadow_version: z
-      .string()
-      .min(1)
-      .max(32)
+    shadow_version: storableText({ min: 1, max: 32 })
       .optional()
       .meta({
         description:
@@ -127,10 +126,7 @@ export const ScoreOptions = z
 export const ScoreRequest = z
   .strictObject({
     subject: Subject,
-    context_id: z
-      .string()
-      .min(1)
-      .max(128)
+    context_id: storableText({ min: 1, max: 128 })
       .optional()
       .meta({
         description:
@@ -138,9 +134,7 @@ export const ScoreRequest = z
           'and `context_id` labels it. An unknown `context_id` alone is a 422.',
       }),
     context: Context.optional(),
-    client_reference: z
-      .string()
-      .max(CLIENT_REFERENCE_MAX)
+    client_reference: storableText({ max: CLIENT_REFERENCE_MAX })
       .optional()
       .meta({ description: 'Echoed in the response.' }),
     options: ScoreOptions.optional(),

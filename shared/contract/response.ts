@@ -189,7 +189,18 @@ export const HealthResponse = z
   .object({
     status: z.enum(['ok', 'degraded']),
     score_versions: z.array(
-      z.object({ id: z.string(), status: z.enum(['live', 'retired']), default: z.boolean() }),
+      z.object({
+        id: z.string(),
+        status: z.enum(['live', 'retired', 'candidate']),
+        default: z.boolean(),
+        /** Scored silently beside the default on every request (audit only). */
+        challenger: z.boolean(),
+        hash: z.string().meta({ description: 'sha256 of points, band floors, gates and calibration' }),
+        band_floors: z.object({ low: z.int(), medium: z.int(), high: z.int(), critical: z.int() }),
+        band_rates: z.record(z.string(), z.number()).meta({
+          description: "Measured share of each band on the version's reference population, balanced posture",
+        }),
+      }),
     ),
     capabilities: z.record(z.string(), CapabilityHealth).meta({
       description: `Keyed by component key. ${listOf(COMPONENT_KEYS, 'component keys')}`,

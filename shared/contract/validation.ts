@@ -1,14 +1,39 @@
 import type { z } from 'zod';
 import type { ErrorCode, ErrorItem } from './errors.ts';
 import { IDEMPOTENCY_KEY_MAX, ScoreRequest } from './request.ts';
+import { isStorable } from './storable-text.ts';
 
 const SPECIFIC_CODES: Record<string, ErrorCode> = {
   'subject.phone_number': 'E_INVALID_PHONE_NUMBER',
   'subject.ip_address': 'E_INVALID_IP_ADDRESS',
 };
 
+/** Most error items one answer lists; a body of 64 KiB must not make an answer many times that. */
+export const MAX_ERROR_ITEMS = 20;
+/** Longest field path echoed back; a caller's key name can be as long as the body. */
+const MAX_FIELD_CHARS = 128;
+
+/** A caller's key that is not storable is echoed with its characters escaped, never raw. */
+const segment = (key: PropertyKey) => {
+  const s = String(key);
+  if (isStorable(s)) return s;
+  return s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+};
+
 function dotted(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
+  const full = path.map(segment).join('.');
+  return full.length > MAX_FIELD_CHARS ? `${full.slice(0, MAX_FIELD_CHARS)}...` : full;
+}
+
+/**
+ * At most MAX_ERROR_ITEMS items; past that, the first ones and one last item saying how many were
+ * left out, so the answer stays small whatever the body holds.
+ */
+export function capErrors(items: ErrorItem[]): ErrorItem[] {
+  if (items.length <= MAX_ERROR_ITEMS) return items;
+  const kept = items.slice(0, MAX_ERROR_ITEMS - 1);
+  const omitted = items.length - kept.length;
+  return [...kept, { code: 'E_VALIDATION', message: `${omitted} more errors omitted; fix these and retry` }];
 }
 
 /**
@@ -21,7 +46,7 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): ErrorItem[]
     const base = dotted(issue.path);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        const field = base ? `${base}.${key}` : key;
+        const field = dotted([...issue.path, key]);
         out.push({ code: 'E_UNKNOWN_FIELD', message: `unknown field '${field}'`, field });
       }
       continue;
@@ -60,6 +85,6 @@ export function validateScoreRequest(body: unknown, idempotencyKey: string | und
     ...(parsed.success ? [] : issuesToErrors(parsed.error.issues)),
     ...idempotencyKeyErrors(idempotencyKey),
   ];
-  if (errors.length > 0 || !parsed.success) return { ok: false, errors };
+  if (errors.length > 0 || !parsed.success) return { ok: false, errors: capErrors(errors) };
   return { ok: true, request: parsed.data };
 }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { Context } from '../contract/request.ts';
+import { storableText } from '../contract/storable-text.ts';
 import { TIERS, type Tier } from '../contract/response.ts';
 import { TIER_INCLUSION } from '../scoring/tiers.ts';
 import { generateApiKey, keyDigest, newId } from './keys.ts';
@@ -24,6 +25,8 @@ export const DEFAULT_OVERDRAFT_RATIO = 0.05;
 /** Everything a tier can include (component keys and response-field paths). */
 export const ENTITLEMENT_ITEMS: readonly string[] = Object.values(TIER_INCLUSION).flat();
 export const MAX_SAVED_CONTEXTS = 100;
+/** An organisation's display name: shown in the portal and logs, so storable text like any input. */
+export const ORG_NAME = storableText({ min: 1, max: 128 });
 export const CONTEXT_ID = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 . _ : -');
@@ -95,7 +98,7 @@ export class OrgStore {
     const credits = input.credits ?? DEFAULT_MONTHLY_CREDITS;
     const org: Org = {
       org_id: newId('org'),
-      name: input.name,
+      name: ORG_NAME.parse(input.name),
       tier: input.tier,
       rate_rps: input.rateRps ?? DEFAULT_RATE_RPS[input.tier],
       credits,

@@ -19,8 +19,24 @@ describe('classifyAs', () => {
     expect(classifyAs(1, 'Comcast Cable Communications, LLC')).toBe('isp');
   });
 
+  it('knows telecom operators by the names of the MCC-MNC list', () => {
+    for (const name of [
+      'Telstra Limited',
+      'Orange S.A.',
+      'Vodafone GmbH',
+      'CHINA UNICOM China169 Backbone',
+      'KDDI CORPORATION',
+      'Free SAS',
+      'Sky UK Limited',
+    ])
+      expect(classifyAs(2, name), name).toBe('isp');
+    // Brands that are ordinary words or other businesses' names do not match on their own.
+    for (const name of ['Google LLC', 'VIVA PIXEL AGENCIA DIGITAL', 'Phoenix', 'Apple Inc.'])
+      expect(classifyAs(2, name), name).toBe('unknown');
+  });
+
   it('says unknown rather than guessing', () => {
-    expect(classifyAs(1, 'Telstra Limited')).toBe('unknown');
+    expect(classifyAs(1, 'Andrews & Arnold Ltd')).toBe('unknown');
     expect(classifyAs(1, undefined)).toBe('unknown');
   });
 });

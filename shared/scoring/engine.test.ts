@@ -13,10 +13,12 @@ import {
 } from './engine.ts';
 import { VERSION_DEFINITIONS } from './weights.ts';
 
-const def = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
+const released = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
+const def = { ...released, bandFloors: released.bandFloors! };
 /** A calibration where raw risk r ranks at exactly r percent (for raws 0..100), to read results easily. */
 const version: ScoreVersion = {
   ...def,
+  hash: 'test',
   calibration: {
     score_version: def.id,
     method: 'test',

@@ -14,10 +14,14 @@ import type { PhoneFacts } from '../resolution/phone.ts';
 import type { Evidence } from './evidence.ts';
 import { percentileRank, type Calibration } from './percentile.ts';
 import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
-import { REPUTATION_CAP, type VersionDefinition } from './weights.ts';
+import { REPUTATION_CAP, type BandFloors, type VersionDefinition } from './weights.ts';
 
+/** A version as scored with: its definition, calibration table, resolved floors and content hash. */
 export interface ScoreVersion extends VersionDefinition {
   calibration: Calibration;
+  bandFloors: BandFloors;
+  /** sha256 of everything that decides a score (shared/scoring/versions.ts). */
+  hash: string;
 }
 
 export interface ContextApplied {
@@ -28,6 +32,8 @@ export interface ContextApplied {
 
 export interface Scored {
   raw: number;
+  /** Reason codes of the components that found risk (elevated or adverse): what the gates read. */
+  fired: string[];
   score: number;
   band: Band;
   recommended_action: Action;
@@ -145,15 +151,34 @@ const BAND_ORDER: readonly Band[] = ['minimal', 'low', 'medium', 'high', 'critic
 const POSTURE_SIGN = { recall_weighted: -1, balanced: 0, precision_weighted: 1 } as const;
 export type RiskPosture = keyof typeof POSTURE_SIGN;
 
-/** Band of a score: minimal < 20 <= low < 40 <= medium < 60 <= high < 80 <= critical, shifted by posture. */
+/** Band of a score under the version's floors (before 2026.12.0: 20/40/60/80), shifted by posture. */
 export function bandFor(
   score: number,
-  def: Pick<VersionDefinition, 'bandFloors' | 'postureShift'>,
+  def: { bandFloors: BandFloors; postureShift: number },
   posture: RiskPosture = 'balanced',
 ): Band {
   const shift = POSTURE_SIGN[posture] * def.postureShift;
   for (const band of BANDS_DESC) if (score >= def.bandFloors[band] + shift) return band;
   return 'minimal';
+}
+
+/**
+ * The highest band at or below `band` whose evidence gate holds: a gated band needs at least one
+ * component with one of its verdicts. Without gates (versions before 2026.12.0) the band stands.
+ */
+export function gateBand(
+  band: Band,
+  components: readonly Pick<ComponentResult, 'verdict'>[],
+  gates: VersionDefinition['gates'],
+): Band {
+  if (!gates) return band;
+  let i = BAND_ORDER.indexOf(band);
+  while (i > 0) {
+    const needs = gates[BAND_ORDER[i]!];
+    if (!needs || components.some((c) => needs.includes(c.verdict))) break;
+    i--;
+  }
+  return BAND_ORDER[i]!;
 }
 
 /** Moments where a fraudster gains control or money right away, so the action is stricter. */
@@ -323,19 +348,27 @@ export function score(input: ScoreInput): Scored {
   const { evidence, version, context } = input;
   const { components, raw } = evaluate(evidence, version.points);
   const scoreValue = percentileRank(raw, version.calibration);
-  const postureBand = bandFor(scoreValue, version, context?.risk_posture);
+  const postureBand = gateBand(
+    bandFor(scoreValue, version, context?.risk_posture),
+    components,
+    version.gates,
+  );
 
   let band = postureBand;
   let contextApplied: ContextApplied | undefined;
   if (context) {
     const { effect, reason } = contextEffect(evidence, context);
-    band = shiftBand(postureBand, effect);
-    // A shift that cannot move the band (already critical or minimal) changed nothing: say so.
+    const shifted = shiftBand(postureBand, effect);
+    // The gates bind the context too: it cannot lift a subject without evidence above `low`.
+    band = gateBand(shifted, components, version.gates);
+    // A shift that cannot move the band (already critical or minimal, or gated) changed nothing: say so.
     const applied: ContextEffect = band === postureBand ? 'none' : effect;
+    const why =
+      shifted === postureBand ? `the band is already ${band}` : `no evidence allows a band above ${band}`;
     contextApplied = {
       ...(input.contextId ? { context_id: input.contextId } : {}),
       effect: applied,
-      reason: applied === effect ? reason : `${reason}; the band is already ${band}`,
+      reason: applied === effect ? reason : `${reason}; ${why}`,
     };
   }
 
@@ -352,6 +385,9 @@ export function score(input: ScoreInput): Scored {
 
   return {
     raw,
+    fired: components
+      .filter((c) => c.verdict === 'elevated' || c.verdict === 'adverse')
+      .map((c) => c.detail!),
     score: scoreValue,
     band,
     recommended_action: actionFor(band, context?.collection_point.moment),

@@ -1,37 +1,31 @@
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import type { ScoreVersion } from './engine.ts';
-import type { Calibration } from './percentile.ts';
+import { readCalibrationFile, readLock, resolveVersion } from './version-files.ts';
 import { VERSION_DEFINITIONS } from './weights.ts';
 
 /**
- * Score versions: each freezes its points, band thresholds (weights.ts) and the calibration table
- * built by `npm run calibrate` (calibration/<id>.json). Versions are live or retired; the newest
- * live one is the default.
+ * Score versions: each freezes its points, band floors, evidence gates (weights.ts) and the
+ * calibration table built by `npm run calibrate` (calibration/<id>.json). Each is content-hashed;
+ * versions.lock.json records the hash of every version and a process refuses to start when one
+ * no longer matches, so a released version cannot change by accident. The default and the
+ * challenger at run time are admin state (services/api/version-state.ts) over this as-released view.
  */
-const CalibrationFile = z.object({
-  score_version: z.string(),
-  method: z.string(),
-  seed: z.int(),
-  population: z.int().positive(),
-  quantiles: z.array(z.number()).length(101),
-  cdf: z.object({ raw: z.array(z.number()).min(1), below: z.array(z.number().min(0).max(1)).min(1) }),
-});
-
-function loadCalibration(id: string): Calibration {
-  const file = new URL(`./calibration/${id}.json`, import.meta.url);
-  const cal = CalibrationFile.parse(JSON.parse(readFileSync(file, 'utf8')));
-  if (cal.score_version !== id) throw new Error(`calibration/${id}.json is for ${cal.score_version}`);
-  if (cal.cdf.raw.length !== cal.cdf.below.length)
-    throw new Error(`calibration/${id}.json: cdf lengths differ`);
-  return cal;
+function loadVersions(): ScoreVersion[] {
+  const lock = readLock();
+  return VERSION_DEFINITIONS.map((def) => {
+    const v = resolveVersion(def, readCalibrationFile(def.id));
+    if (lock[def.id] !== v.hash) {
+      throw new Error(
+        `score version ${def.id} hashes to ${v.hash}, versions.lock.json has ${lock[def.id] ?? 'nothing'}: ` +
+          'a released version never changes (add a new one); a candidate is rebuilt by npm run calibrate',
+      );
+    }
+    return v;
+  });
 }
 
-export const SCORE_VERSIONS: readonly ScoreVersion[] = VERSION_DEFINITIONS.map((def) => ({
-  ...def,
-  calibration: loadCalibration(def.id),
-}));
+export const SCORE_VERSIONS: readonly ScoreVersion[] = loadVersions();
 
+/** The as-released default: the newest live version. At run time see version-state.ts. */
 export const DEFAULT_VERSION: ScoreVersion = SCORE_VERSIONS.filter((v) => v.status === 'live').at(-1)!;
 
 export function findVersion(id: string): ScoreVersion | undefined {

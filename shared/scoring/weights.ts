@@ -1,3 +1,4 @@
+import type { Band, Verdict } from '../contract/response.ts';
 import type { ReasonCode } from './reason-codes.ts';
 
 /**
@@ -6,14 +7,32 @@ import type { ReasonCode } from './reason-codes.ts';
  */
 export interface VersionDefinition {
   id: string;
-  status: 'live' | 'retired';
+  /**
+   * As released: `candidate` versions are built but not yet scored on (a challenger can be);
+   * promotion and retirement at run time are admin actions (shared/scoring/version-state.ts)
+   * layered over this, never edits here.
+   */
+  status: 'live' | 'retired' | 'candidate';
   /** Raw-risk points per reason code; REPUTATION_REPORTED is per report, capped at REPUTATION_CAP reports. */
   points: Record<ReasonCode, number>;
-  /** Lowest score of each band above minimal, before the risk-posture shift. */
-  bandFloors: { low: number; medium: number; high: number; critical: number };
+  /**
+   * Lowest score of each band above minimal, before the risk-posture shift. Versions from
+   * 2026.12.0 on leave it out and carry `bandRateCaps` instead: their floors are derived from the
+   * calibration table and frozen in it (calibration/<id>.json, `band_floors`).
+   */
+  bandFloors?: BandFloors;
+  /** Highest share of the reference population, balanced posture, at each band or above. */
+  bandRateCaps?: BandFloors;
+  /**
+   * Evidence gates: a band is only reached when at least one component has one of the listed
+   * verdicts; otherwise the band steps down until a gate holds. Absent before 2026.12.0.
+   */
+  gates?: Partial<Record<Band, readonly Verdict[]>>;
   /** How far recall_weighted lowers and precision_weighted raises every band floor. */
   postureShift: number;
 }
+
+export type BandFloors = { low: number; medium: number; high: number; critical: number };
 
 export const REPUTATION_CAP = 3;
 
@@ -37,6 +56,40 @@ const POINTS_2026_11: Record<ReasonCode, number> = {
 };
 
 const FLOORS = { low: 20, medium: 40, high: 60, critical: 80 };
+
+/**
+ * 2026.12.0: what is missing (an unclassified network, a trunk-zero number, no ledger answer)
+ * weighs nothing; the points rank what is known to be wrong by how directly it serves fraud:
+ * hosting < VPN < a reported subject or an elevated range < Tor < a bogon < an impossible number.
+ */
+const POINTS_2026_12: Record<ReasonCode, number> = {
+  CLI_IMPOSSIBLE: 45,
+  CLI_UNATTESTED: 0,
+  CLI_VALID: 0,
+  NDC_RANGE_ELEVATED: 30,
+  NDC_RANGE_ORDINARY: 0,
+  NDC_RANGE_UNKNOWN: 0,
+  IP_BOGON: 40,
+  IP_HOSTING: 10,
+  IP_ACCESS_NETWORK: 0,
+  IP_NETWORK_UNKNOWN: 0,
+  IP_TOR_EXIT: 35,
+  IP_VPN_PROXY: 15,
+  IP_NOT_ANONYMISED: 0,
+  REPUTATION_REPORTED: 30,
+  REPUTATION_NO_REPORTS: 0,
+  SOURCE_UNAVAILABLE: 0,
+};
+
+/** At most 1 % critical, 5 % high or above, 15 % medium or above, 30 % low or above. */
+const RATE_CAPS_2026_12: BandFloors = { critical: 0.01, high: 0.05, medium: 0.15, low: 0.3 };
+
+/** critical needs an adverse component; high and medium an elevated or adverse one. */
+const GATES_2026_12: VersionDefinition['gates'] = {
+  critical: ['adverse'],
+  high: ['elevated', 'adverse'],
+  medium: ['elevated', 'adverse'],
+};
 
 /** Oldest first; the newest live version is the default. */
 export const VERSION_DEFINITIONS: readonly VersionDefinition[] = [
@@ -62,4 +115,24 @@ export const VERSION_DEFINITIONS: readonly VersionDefinition[] = [
     postureShift: 5,
   },
   { id: '2026.11.0', status: 'live', points: POINTS_2026_11, bandFloors: FLOORS, postureShift: 5 },
+  {
+    // Bands are a promise about friction: floors from the population, gates on evidence, and no
+    // points for missing evidence (it lowers coverage instead).
+    id: '2026.12.0',
+    status: 'live',
+    points: POINTS_2026_12,
+    bandRateCaps: RATE_CAPS_2026_12,
+    gates: GATES_2026_12,
+    postureShift: 5,
+  },
+  {
+    // Same points, floors and gates as 2026.12.0; calibrated on the scored population
+    // (`npm run calibrate -- --from-history`). The first challenger.
+    id: '2026.12.1',
+    status: 'candidate',
+    points: POINTS_2026_12,
+    bandRateCaps: RATE_CAPS_2026_12,
+    gates: GATES_2026_12,
+    postureShift: 5,
+  },
 ];

@@ -23,7 +23,11 @@ export interface Harness {
  * pause a node longer than 25 ms (capabilities-ledger.test.ts owns the timeout).
  */
 export async function startHarness(): Promise<Harness> {
-  const api = await startNode({ LEDGER_TIMEOUT_MS: '1000' });
+  // A version-state key of its own: an admin promotion elsewhere must not change the default here.
+  const api = await startNode({
+    LEDGER_TIMEOUT_MS: '1000',
+    SCORE_VERSION_KEY: `frs:versions:contract:${process.pid}`,
+  });
   const callers = {} as Record<Tier, Caller>;
   for (const tier of ['verify', 'assess', 'bureau'] as const) {
     const { orgId, apiKey } = await orgWithKey(tier, { rateRps: 100_000, credits: 1_000_000 });

@@ -50,11 +50,11 @@ describe('POST /v1/score responses against the running API', () => {
       const r = await scored(tier, { subject: BOTH, client_reference: 'ref-1' });
       expect(r.score_id).toMatch(/^sc_[0-9a-f]{32}$/);
       expect(r.tier).toBe(tier);
-      expect(r.score_version).toBe('2026.11.0');
+      expect(r.score_version).toBe('2026.12.0');
       expect(Number.isInteger(r.score) && r.score >= 0 && r.score <= 100).toBe(true);
       expect(r.score_type).toBe('ranking');
       expect(r.score_basis).toBe(
-        `riskier than ${r.score} % of subjects in the reference population of 2026.11.0`,
+        `riskier than ${r.score} % of subjects in the reference population of 2026.12.0`,
       );
       expect(BANDS).toContain(r.band);
       expect(ACTIONS).toContain(r.recommended_action);
@@ -235,7 +235,7 @@ describe('POST /v1/score responses against the running API', () => {
       ]) {
         const r = await scored('bureau', { subject });
         const raw = r.components!.reduce((s, c) => s + c.contribution, 0);
-        expect(r.score).toBe(percentileRank(raw, findVersion('2026.11.0')!.calibration));
+        expect(r.score).toBe(percentileRank(raw, findVersion('2026.12.0')!.calibration));
       }
     });
 
@@ -250,7 +250,7 @@ describe('POST /v1/score responses against the running API', () => {
         score: percentileRank(v.points.IP_BOGON + v.points.IP_NOT_ANONYMISED * 2, v.calibration),
         band: bandFor(r.shadow!.score, v),
       });
-      expect(r.score_version).toBe('2026.11.0');
+      expect(r.score_version).toBe('2026.12.0');
       expect((await scored('bureau', { subject: BOTH })).shadow).toBeUndefined();
     });
 
@@ -278,36 +278,40 @@ describe('POST /v1/score responses against the running API', () => {
     const ctx = (extra: object) => ({ sector: 'bank', geography: {}, collection_point: {}, ...extra });
 
     it('risk_posture shifts the band thresholds, never the score', async () => {
-      // A subject whose score (75 under 2026.11.0's calibration) sits where recall_weighted's
-      // lower critical threshold (75) differs from balanced's (80).
+      // A bogon (adverse evidence) scores 98 under 2026.12.0's calibration: below balanced's
+      // critical floor (99), above recall_weighted's (94).
       const at = async (risk_posture: string) =>
         scored('assess', {
-          subject: { phone_number: TRUNK_ZERO, ip_address: '81.2.69.142' },
+          subject: { ip_address: '192.0.2.1' },
           context: ctx({ risk_posture }),
         });
       const balanced = await at('balanced');
       const recall = await at('recall_weighted');
       const precision = await at('precision_weighted');
-      expect(balanced.score).toBe(75);
-      expect([recall.score, precision.score]).toEqual([75, 75]);
+      expect(balanced.score).toBe(98);
+      expect([recall.score, precision.score]).toEqual([98, 98]);
       expect(balanced.band).toBe('high');
       expect(recall.band).toBe('critical');
-      expect(precision.band).toBe('high');
+      // precision_weighted raises high's floor (94) to 99.
+      expect(precision.band).toBe('medium');
     });
 
     it('recommended_action follows band and collection_point.moment', async () => {
-      const act = async (phone: string, moment?: string) =>
+      const act = async (phone: string, moment?: string, ip_address?: string) =>
         (
           await scored('assess', {
-            subject: { phone_number: phone },
+            subject: { phone_number: phone, ...(ip_address ? { ip_address } : {}) },
             context: ctx({ collection_point: moment ? { moment } : {} }),
           })
         ).recommended_action;
-      expect(await act(TRUNK_ZERO)).toBe('investigate');
-      expect(await act(TRUNK_ZERO, 'payment')).toBe('challenge');
-      expect(await act(TRUNK_ZERO, 'support')).toBe('investigate');
-      expect(await act(IMPOSSIBLE, 'onboarding')).toBe('block');
+      const PREMIUM = '+449012345678';
+      expect(await act(PREMIUM)).toBe('investigate');
+      expect(await act(PREMIUM, 'payment')).toBe('challenge');
+      expect(await act(PREMIUM, 'support')).toBe('investigate');
+      expect(await act(IMPOSSIBLE, 'onboarding', '192.0.2.1')).toBe('block');
       expect(await act(VALID_MOBILE, 'payment')).toBe('allow');
+      // Missing evidence adds no risk: a trunk-zero number is unattested, not risky.
+      expect(await act(TRUNK_ZERO, 'payment')).toBe('allow');
     });
 
     it('a subject outside operating countries and corridors raises the band one step', async () => {
@@ -325,7 +329,7 @@ describe('POST /v1/score responses against the running API', () => {
         subject: { phone_number: DE_SHARED_COST },
         context: ctx({ geography: { operating_countries: ['GB'], diaspora_corridors: ['DE'] } }),
       });
-      expect(r.band).toBe('high');
+      expect(r.band).toBe('medium');
       expect(r.context_applied!.effect).toBe('band_reduced');
       expect(r.benign_exclusions).toContain('SUBJECT_IN_DIASPORA_CORRIDOR');
     });
@@ -368,11 +372,18 @@ describe('POST /v1/score responses against the running API', () => {
     expect(res.status).toBe(200);
     const body = HealthResponse.parse(await res.json());
     expect(Object.keys(body.capabilities).sort()).toEqual(Object.keys(COMPONENT_KEYS).sort());
-    expect(body.score_versions).toEqual([
+    expect(body.score_versions.map(({ id, status, default: d }) => ({ id, status, default: d }))).toEqual([
       { id: '2026.02.0', status: 'retired', default: false },
       { id: '2026.08.0', status: 'live', default: false },
-      { id: '2026.11.0', status: 'live', default: true },
+      { id: '2026.11.0', status: 'live', default: false },
+      { id: '2026.12.0', status: 'live', default: true },
+      { id: '2026.12.1', status: 'candidate', default: false },
     ]);
+    // Each version publishes its measured band rates; the default meets the caps.
+    const rates = body.score_versions.find((v) => v.default)!.band_rates;
+    expect(rates.critical!).toBeLessThanOrEqual(0.01);
+    expect(rates.critical! + rates.high!).toBeLessThanOrEqual(0.05);
+    expect(rates.critical! + rates.high! + rates.medium!).toBeLessThanOrEqual(0.15);
     ProbeResponse.parse(await (await fetch(`${h.api.url}/livez`)).json());
     ProbeResponse.parse(await (await fetch(`${h.api.url}/readyz`)).json());
   });

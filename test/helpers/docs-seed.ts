@@ -62,6 +62,12 @@ export function docsSeedRows(now = Math.floor(Date.now() / 1000)): Record<string
     row(i + 1, {
       primary_risk_factor: i % 3 ? 'NDC_RANGE_HIGH_RISK' : '',
       degraded_sources: i % 4 ? [] : ['ip_anonymiser'],
+      raw_risk: i * 5,
+      fired_components: i % 3 ? ['NDC_RANGE_ELEVATED'] : [],
+      // Half the rows were scored with a silent challenger beside the default.
+      challenger_version: i % 2 ? '2026.12.1' : '',
+      challenger_score: i % 2 ? i * 8 : null,
+      challenger_band: i % 2 ? ['minimal', 'low', 'medium', 'high', 'critical'][(i + 1) % 5] : '',
     }),
   );
   rows.push(

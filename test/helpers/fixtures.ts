@@ -49,6 +49,6 @@ export function scoreCall(url: string, apiKey: string, body: unknown, headers: R
   return fetch(`${url}/v1/score`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
   });
 }

@@ -72,12 +72,12 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
     }
 
     // The copy lives on the cache server, never on the durable one.
-    expect(await durable.exists(explainKey(body.score_id))).toBe(0);
+    expect(await durable.exists(explainKey(org.orgId, body.score_id))).toBe(0);
 
     // Later: the copy expired and the sink wrote the same record; ClickHouse answers identically.
-    const record = AuditRecord.parse(JSON.parse((await r.get(explainKey(body.score_id)))!));
-    expect(await r.ttl(explainKey(body.score_id))).toBeGreaterThan(14 * 60);
-    await r.del(explainKey(body.score_id));
+    const record = AuditRecord.parse(JSON.parse((await r.get(explainKey(org.orgId, body.score_id)))!));
+    expect(await r.ttl(explainKey(org.orgId, body.score_id))).toBeGreaterThan(14 * 60);
+    await r.del(explainKey(org.orgId, body.score_id));
     expect((await explain(body.score_id, org.apiKey)).status).toBe(404);
     await ch.insert({ table: `${DB}.scores`, values: [toRow(record)], format: 'JSONEachRow' });
     const later = await explain(body.score_id, org.apiKey);

@@ -6,6 +6,8 @@ import { decode, toRow } from '../../services/audit-sink/sink.ts';
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import { historyRaws } from '../../shared/scoring/calibration/history.ts';
+import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
 import { Chdb } from '../helpers/chdb.ts';
 import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../helpers/docs-seed.ts';
 
@@ -26,6 +28,7 @@ const COVERED: Record<string, string> = {
   'services/audit-sink/sink.ts': 'stores what the sink inserts',
   'shared/audit/history.ts': 'finds a stored score as explain does',
   'services/refresher/jobs/retention.ts': 'drops expired partitions as the retention job does',
+  'shared/scoring/calibration/history.ts': 'reads the scored population as npm run calibrate does',
 };
 
 const DB = 'frs';
@@ -196,6 +199,22 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       })
       .then((r) => r.json<{ n: string | number }>());
     expect(Number(left!.n)).toBe(0);
+  });
+
+  it('reads the scored population as npm run calibrate does', async () => {
+    const ms = Date.now() - 10_000;
+    // The same subject twice in one day, under the candidate's points: one subject-day.
+    const scored = [scoreIdAt(ms, '5'), scoreIdAt(ms + 1, '6')].map((id, i) => ({
+      ...record(id, ms + i),
+      response: { ...record(id, ms + i).response, score_version: '2026.12.0' },
+      raw_risk: 45,
+      fired_components: ['CLI_IMPOSSIBLE'],
+    }));
+    await ch.insert({ table: `${DB}.scores`, values: rowsOf(scored), format: 'JSONEachRow' });
+    const candidate = VERSION_DEFINITIONS.find((v) => v.id === '2026.12.1')!;
+    const h = await historyRaws(candidate, 30, ch, DB);
+    expect(h.rows).toEqual([{ raw: 45, fired: ['CLI_IMPOSSIBLE'] }]);
+    expect(h.skipped).toBeGreaterThan(0);
   });
 
   it('runs every query of docs/data.md as written, exactly with a re-delivered record', async () => {

@@ -5,6 +5,8 @@ import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import type { Principal } from '../../services/api/auth.ts';
 import { Controls } from '../../services/api/controls/controls.ts';
+import { sha256 } from '../../services/api/controls/fingerprint.ts';
+import { idempotencyKey } from '../../shared/orgs/keyspace.ts';
 import { cfg, orgWithKey } from '../helpers/fixtures.ts';
 
 const BODY = { subject: { ip_address: '81.2.69.142' } };
@@ -73,5 +75,51 @@ describe('controls on real Redis', () => {
     now = Date.parse('2031-02-01T00:00:00.100Z');
     expect((await controls.admit(p, undefined, BODY)).headers['X-Credits-Remaining']).toBe('0');
     expect(await store.creditsUsed(p.org.org_id, now)).toEqual({ period: '2031-02', used: 1 });
+  });
+
+  it('keeps an idempotent 200 as fingerprint, score_id and a compact body, and replays its exact bytes', async () => {
+    const controls = new Controls({ redis, log, nodeCount: 1 });
+    const p = await principal();
+    const first = await controls.admit(p, 'compact', BODY);
+    if (first.kind !== 'admitted') throw new Error('expected admission');
+    const scoreId = `sc_${'ab'.repeat(16)}`;
+    // A realistic 200: a few KB of JSON with repetitive structure and non-ASCII text.
+    const body = JSON.stringify({
+      score_id: scoreId,
+      client_reference: 'r\u00e9f-\u{1F600}',
+      components: Array.from({ length: 12 }, (_, i) => ({
+        component: `c${i}`,
+        verdict: 'no_match',
+        contribution: 0,
+        detail: 'NDC_RANGE_UNKNOWN',
+      })),
+      suppressed: Array.from({ length: 12 }, (_, i) => ({ component: `s${i}`, available_in: 'bureau' })),
+    });
+    await first.commit(body);
+    const key = idempotencyKey(p.org.org_id, sha256('compact'));
+    const entry = await redis.hgetall(key);
+    expect(Object.keys(entry).sort()).toEqual(['body', 'fp', 'sid', 'state']);
+    expect(entry.sid).toBe(scoreId);
+    expect(entry.body!.length).toBeLessThan(body.length / 2);
+    const again = await controls.admit(p, 'compact', BODY);
+    expect(again).toMatchObject({ kind: 'replay', body });
+  });
+
+  it('retains at most the per-day cap of idempotency entries per organisation; past it scores, unretained', async () => {
+    const controls = new Controls({ redis, log, nodeCount: 1, idempotencyEntriesPerDay: 2 });
+    const p = await principal();
+    for (const k of ['cap-1', 'cap-2']) {
+      const a = await controls.admit(p, k, BODY);
+      expect(a.kind).toBe('admitted');
+      expect(a.headers['Idempotency-Status']).toBeUndefined();
+    }
+    const third = await controls.admit(p, 'cap-3', BODY);
+    expect(third.kind).toBe('admitted');
+    expect(third.headers['Idempotency-Status']).toBe('not-retained');
+    expect(await redis.exists(idempotencyKey(p.org.org_id, sha256('cap-3')))).toBe(0);
+    // Still billed once, and another organisation is not affected.
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(3);
+    const other = await principal();
+    expect((await controls.admit(other, 'cap-3', BODY)).headers['Idempotency-Status']).toBeUndefined();
   });
 });

@@ -23,7 +23,7 @@ describe('explain copies while the cache server is frozen', () => {
   });
 
   it('keeps at most the bound of copies waiting, skips the rest, and writes again once it answers', async () => {
-    const cache = new ExplainCache(client, createLogger('test', 'silent'), 50);
+    const cache = new ExplainCache(client, createLogger('test', 'silent'), 50, 1_000_000);
     // Unanswered and held back: what the client keeps in memory for this connection.
     const waiting = () => client.commandQueue.length + client.autoPipelineQueueSize;
     const record = JSON.stringify({ pad: 'x'.repeat(3_000) });
@@ -31,7 +31,7 @@ describe('explain copies while the cache server is frozen', () => {
     try {
       // Copies arrive over time, as scores do.
       for (let i = 0; i < 300; i++) {
-        cache.put(`sc_frozen_${i}`, record);
+        cache.put('org_frozen', `sc_frozen_${i}`, record);
         await new Promise((r) => setTimeout(r, 1));
       }
       expect(waiting()).toBe(50);
@@ -41,10 +41,10 @@ describe('explain copies while the cache server is frozen', () => {
       server.resume();
     }
     await waitFor('the queue to drain', async () => waiting() === 0);
-    cache.put('sc_after_thaw', record);
+    cache.put('org_frozen', 'sc_after_thaw', record);
     await waitFor(
       'the copy after the thaw',
-      async () => (await client.get(explainKey('sc_after_thaw'))) === record,
+      async () => (await client.get(explainKey('org_frozen', 'sc_after_thaw'))) === record,
     );
   });
 });

@@ -121,8 +121,22 @@ describe('Redis ACL users of the compose deployment', () => {
 
     // The default prefixes: the ACL grants exactly those.
     node = await startApi({ REDIS_URL: apiUrl(), NODE_ID: `acl-${port}` });
-    const res = await scoreCall(node.url, apiKey, { subject: { ip_address: '192.0.2.1' } });
+    // With an Idempotency-Key: the controls script writes the entry and the day's count too.
+    const res = await scoreCall(
+      node.url,
+      apiKey,
+      { subject: { ip_address: '192.0.2.1' } },
+      { 'idempotency-key': `acl-${port}` },
+    );
     expect(res.status).toBe(200);
+    const again = await scoreCall(
+      node.url,
+      apiKey,
+      { subject: { ip_address: '192.0.2.1' } },
+      { 'idempotency-key': `acl-${port}` },
+    );
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
 
     const metricsPort = await freePort();
     refresher = spawnService('services/refresher/main.ts', {

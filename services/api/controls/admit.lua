@@ -7,12 +7,16 @@
 -- KEYS[1] rate window   frs:rl:{org}:<epoch second>
 -- KEYS[2] credits       frs:credits:{org}:<YYYY-MM>
 -- KEYS[3] idempotency   frs:idem:{org}:<sha256 of Idempotency-Key>   (only when the header is sent)
+-- KEYS[4] entries made  frs:idemn:{org}:<YYYY-MM-DD>                  (only when the header is sent)
 -- ARGV[1] rate_rps   ARGV[2] monthly allowance   ARGV[3] overdraft grace
 -- ARGV[4] TTL of the credits key (s)   ARGV[5] body fingerprint   ARGV[6] TTL while in progress (s)
 -- ARGV[7] token of this request (only its owner may store or free the idempotency entry)
+-- ARGV[8] most idempotency entries the organisation may create per day
 --
 -- Returns {outcome, requests in this window, credits used this month[, stored body]}.
+-- Outcome `admitted_unretained`: admitted, but the day's entry cap is reached, so no entry.
 -- Refused requests (429) do not take a slot; 402 and 409 passed the rate check and do.
+local outcome = 'admitted'
 local limit = tonumber(ARGV[1])
 local cap = tonumber(ARGV[2]) + tonumber(ARGV[3])
 
@@ -31,10 +35,15 @@ if KEYS[3] then
     if e[2] ~= 'done' then return {'in_progress', n, used} end
     return {'replay', n, used, e[3]}
   end
-  redis.call('HSET', KEYS[3], 'fp', ARGV[5], 'state', 'pending', 'token', ARGV[7])
-  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
+  if tonumber(redis.call('GET', KEYS[4]) or '0') < tonumber(ARGV[8]) then
+    if redis.call('INCR', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], 2 * 86400) end
+    redis.call('HSET', KEYS[3], 'fp', ARGV[5], 'state', 'pending', 'token', ARGV[7])
+    redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
+  else
+    outcome = 'admitted_unretained'
+  end
 end
 
 used = redis.call('INCR', KEYS[2])
 if used == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4])) end
-return {'admitted', n, used}
+return {outcome, n, used}

@@ -13,6 +13,12 @@ import {
 } from '../../../shared/orgs/keyspace.ts';
 import type { Principal } from '../auth.ts';
 import { bodyFingerprint, sha256 } from './fingerprint.ts';
+import {
+  DEFAULT_IDEMPOTENCY_ENTRIES_PER_DAY,
+  idempotencyCountKey,
+  packBody,
+  unpackBody,
+} from './idempotency-entry.ts';
 import { LocalControls } from './local.ts';
 
 /** Idempotent 200s are kept this long (decisions.md). */
@@ -58,6 +64,8 @@ export interface ControlsDeps {
   log: Logger;
   /** API nodes expected in the deployment; divides the rate and credits while Redis is down. */
   nodeCount: number;
+  /** Most idempotency entries an organisation may create per UTC day (idempotency-entry.ts). */
+  idempotencyEntriesPerDay?: number;
   now?: () => number;
 }
 
@@ -72,6 +80,7 @@ export class Controls implements AdmissionControl {
   private readonly log: Logger;
   private readonly local: LocalControls;
   private readonly now: () => number;
+  private readonly idempotencyEntriesPerDay: number;
   private redisDownUntil = 0;
   private degraded = false;
   private reconciling: Promise<void> | undefined;
@@ -84,6 +93,7 @@ export class Controls implements AdmissionControl {
     this.log = deps.log;
     this.local = new LocalControls(deps.nodeCount);
     this.now = deps.now ?? Date.now;
+    this.idempotencyEntriesPerDay = deps.idempotencyEntriesPerDay ?? DEFAULT_IDEMPOTENCY_ENTRIES_PER_DAY;
     this.redis.on('ready', () => void this.reconcile());
   }
 
@@ -104,7 +114,11 @@ export class Controls implements AdmissionControl {
     let maybeBilledInRedis = false;
     const token = randomUUID();
     if (this.redisUsable(now)) {
-      const keys = [rateKey(org.org_id, Math.floor(now / 1000)), credits, ...(idemKey ? [idemKey] : [])];
+      const keys = [
+        rateKey(org.org_id, Math.floor(now / 1000)),
+        credits,
+        ...(idemKey ? [idemKey, idempotencyCountKey(org.org_id, now)] : []),
+      ];
       try {
         result = await this.redis.frsAdmit(
           keys.length,
@@ -116,6 +130,7 @@ export class Controls implements AdmissionControl {
           idemKey ? bodyFingerprint(body) : '',
           IN_PROGRESS_TTL_S,
           token,
+          this.idempotencyEntriesPerDay,
         );
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
@@ -140,8 +155,19 @@ export class Controls implements AdmissionControl {
           commit: (responseBody) => this.commit(idemKey, token, responseBody),
           release: () => this.release(credits, idemKey, token),
         };
+      case 'admitted_unretained':
+        return {
+          kind: 'admitted',
+          headers: { ...headers, 'Idempotency-Status': 'not-retained' },
+          commit: async () => {},
+          release: () => this.release(credits, undefined, token),
+        };
       case 'replay':
-        return { kind: 'replay', headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: stored! };
+        return {
+          kind: 'replay',
+          headers: { ...headers, 'Idempotent-Replayed': 'true' },
+          body: unpackBody(stored!),
+        };
       case 'rate_limited':
         throw rateLimited(org.rate_rps, headers, now);
       case 'credits_exhausted':
@@ -232,7 +258,7 @@ export class Controls implements AdmissionControl {
   private async commit(idemKey: string | undefined, token: string, body: string): Promise<void> {
     if (!idemKey) return;
     try {
-      await this.redis.frsStoreResponse(idemKey, token, body, IDEMPOTENCY_TTL_S);
+      await this.redis.frsStoreResponse(idemKey, token, packBody(body), IDEMPOTENCY_TTL_S, scoreIdOf(body));
     } catch (err) {
       // The 200 still goes out; a retry inside IN_PROGRESS_TTL_S gets 409, later it is re-scored.
       this.log.warn({ err: String(err) }, 'idempotent response not stored');
@@ -267,6 +293,11 @@ export class Controls implements AdmissionControl {
     this.degraded = false;
     if (this.local.pending) void this.reconcile();
   }
+}
+
+/** The score_id of a 200 body: its first `score_id` member is the top-level one (written first). */
+function scoreIdOf(body: string): string {
+  return /"score_id":"(sc_[0-9a-f]{32})"/.exec(body)?.[1] ?? '';
 }
 
 /** The contract layer validates the header first; this guard keeps the controls safe on their own. */

@@ -6,12 +6,22 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([\w-]+)"?/i;
 
+/**
+ * Fatal: a byte sequence that is not UTF-8 is refused (400) rather than silently replaced by
+ * U+FFFD, which would score and store something the caller never sent. The BOM is kept so that,
+ * as before, a body starting with one is not JSON.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 const unsupported = (message: string) => new ApiError(415, { code: 'E_UNSUPPORTED_MEDIA_TYPE', message });
+// The connection is closed after the answer: reading the rest of a body we refuse would let a
+// caller keep the node busy receiving bytes it will never use.
 const tooLarge = () =>
-  new ApiError(413, {
-    code: 'E_PAYLOAD_TOO_LARGE',
-    message: `request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
-  });
+  new ApiError(
+    413,
+    { code: 'E_PAYLOAD_TOO_LARGE', message: `request body is larger than ${MAX_BODY_BYTES / 1024} KiB` },
+    { Connection: 'close' },
+  );
 
 /**
  * Reads a JSON body into `req.body`: 415 unless declared JSON (UTF-8, no content coding), 413
@@ -29,11 +39,7 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
   if (coding && coding.toLowerCase() !== 'identity')
     return next(unsupported('compressed bodies are not accepted'));
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    // Answer now; the unread body is drained so the connection stays usable.
-    req.resume();
-    return next(tooLarge());
-  }
+  if (declared > MAX_BODY_BYTES) return next(tooLarge());
 
   const chunks: Buffer[] = [];
   let size = 0;
@@ -43,10 +49,17 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
     done = true;
     req.off('data', onData).off('end', onEnd).off('error', onError);
     if (err) {
-      req.resume();
+      // Past 64 KiB the rest is not read (the connection closes after the 413); a read error
+      // leaves nothing worth draining either.
+      if (err.status !== 413) req.resume();
       return next(err);
     }
-    const text = Buffer.concat(chunks, size).toString('utf8');
+    let text: string;
+    try {
+      text = utf8.decode(Buffer.concat(chunks, size));
+    } catch {
+      return next(new ApiError(400, { code: 'E_BAD_REQUEST', message: 'request body is not valid UTF-8' }));
+    }
     try {
       req.body = JSON.parse(text);
     } catch {

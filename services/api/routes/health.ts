@@ -1,7 +1,10 @@
 import { Router } from 'express';
 import type { HealthResponse } from '../../../shared/contract/response.ts';
-import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
+import { readBandRates } from '../../../shared/scoring/version-files.ts';
+import { AS_RELEASED, type VersionState } from '../../../shared/scoring/version-state.ts';
+import { SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
+import { metricsAccess } from '../http/metrics-access.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
 export interface HealthRouteDeps {
@@ -9,9 +12,17 @@ export interface HealthRouteDeps {
   ready: () => boolean;
   capabilities: () => Record<string, CapabilityHealth>;
   metrics: ApiMetrics;
+  versions?: () => VersionState;
+  /** Bearer token for /metrics; without one only loopback clients may read it. */
+  metricsToken?: string;
 }
 
-/** /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for Prometheus. */
+const BAND_RATES = readBandRates();
+
+/**
+ * /livez and /readyz for orchestrators; GET /v1/health for operators (public); /metrics for
+ * Prometheus (token or loopback only, see metrics-access.ts).
+ */
 export function healthRoutes(deps: HealthRouteDeps): Router {
   const router = Router();
   router.get('/livez', (_req, res) => {
@@ -25,17 +36,25 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
     const capabilities = deps.capabilities();
     const body: HealthResponse = {
       status: Object.values(capabilities).every((c) => c.status === 'ok') ? 'ok' : 'degraded',
-      score_versions: SCORE_VERSIONS.map((v) => ({
-        id: v.id,
-        status: v.status,
-        default: v === DEFAULT_VERSION,
-      })),
+      score_versions: scoreVersions(deps.versions?.() ?? AS_RELEASED),
       capabilities,
     };
     res.json(body);
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', metricsAccess(deps.metricsToken), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   return router;
+}
+
+function scoreVersions(state: VersionState): HealthResponse['score_versions'] {
+  return SCORE_VERSIONS.map((v) => ({
+    id: v.id,
+    status: state.status.get(v.id) ?? v.status,
+    default: v === state.default,
+    challenger: v === state.challenger,
+    hash: v.hash,
+    band_floors: v.bandFloors,
+    band_rates: BAND_RATES[v.id] ?? {},
+  }));
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { AdmissionControl } from '../controls/controls.ts';
+import type { CallerBudget } from '../http/caller-budget.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { admitScoreRequest } from '../score-admission.ts';
@@ -8,6 +9,7 @@ import type { Scorer } from '../scorer.ts';
 
 export interface ScoreRouteDeps {
   auth: Authenticator;
+  budget: CallerBudget;
   scorer: Scorer;
   controls: AdmissionControl;
 }
@@ -17,10 +19,12 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
   const router = Router();
   router
     .route('/v1/score')
-    .post(deps.auth.middleware(), jsonBody, async (req, res) => {
+    .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
-      const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org);
+      const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org, (id) =>
+        deps.scorer.versionState().status.get(id),
+      );
       // The live ledger lookup runs on its own connection while the controls script is in flight.
       const reputation = deps.scorer.reputation(admitted, principal);
 

@@ -1,59 +1,256 @@
 /**
- * Builds the calibration table of every score version: `npm run calibrate`.
+ * Builds the calibration table of a new or candidate score version: `npm run calibrate`.
  *
- * The reference population is drawn from the real numbering and address data the service
- * resolves against, with a fixed seed so the tables are reproducible byte for byte:
+ *   npm run calibrate                               every version not yet in versions.lock.json, and every candidate
+ *   npm run calibrate -- --version 2026.12.1        that version only (refused for a released one)
+ *   npm run calibrate -- --from-history --days 30   from the scored population in ClickHouse, blended
+ *                                                   with the bootstrap population when history is thin
  *
- * - phone numbers (70 % of subjects): a country of libphonenumber's metadata is picked uniformly;
- *   its example mobile number is taken and 0 to 4 of its digits (any position, so the draw moves
- *   across the plan's ranges: mobile, fixed, VoIP, premium, unassigned) are replaced at random;
- *   5 % of numbers also gain or lose a digit (impossible lengths) and 2 % are written with a
- *   national trunk zero after the country code, as real traffic contains them;
- * - IP addresses (60 % of subjects): 98 % are a random address inside a random block of the
- *   @ip-location-db/asn IPv4 table (every announced block equally likely), 2 % are uniform over
- *   the whole IPv4 space, which includes reserved and unannounced space;
- * - subjects are phone only (40 %), IP only (30 %) or both (30 %); the reputation ledger is not
- *   part of the population (it has no report feed yet, so it adds no raw risk).
- *
- * Every subject goes through the same evidence gathering and `evaluate` as a live request, under
- * each version's points. The output, shared/scoring/calibration/<version>.json, is checked in:
- * a released version's table is never rebuilt, only a new version's.
+ * A table is the raw-risk distribution of the version's reference population (see
+ * docs/scoring.md "Calibration"). For versions with rate caps it also derives the band floors:
+ * each band's floor is the lowest score at which the share of the population that would get the
+ * band or above, evidence gates applied, is within the cap. Writes calibration/<id>.json, the
+ * version's hash into versions.lock.json and every version's measured band rates into
+ * calibration/band-rates.json. Released versions are never rebuilt.
  */
-import { writeFileSync } from 'node:fs';
-import { evaluate } from '../engine.ts';
-import { gatherEvidence } from '../evidence.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Band, Verdict } from '../../contract/response.ts';
+import { parseNdcFeed } from '../../capabilities/feeds/ndc-feed.ts';
+import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
+import { buildRangeSet } from '../../capabilities/range-set.ts';
+import { VPN_PROXY_KINDS } from '../../capabilities/snapshots.ts';
+import { createClickHouse } from '../../clients/clickhouse.ts';
+import { loadConfig } from '../../config.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
-import { buildCdf, type Calibration } from '../percentile.ts';
-import { VERSION_DEFINITIONS } from '../weights.ts';
-import { drawPopulation } from './population.ts';
+import { bandFor, evaluate, gateBand } from '../engine.ts';
+import { gatherEvidence, type EvidenceSources } from '../evidence.ts';
+import { buildCdf, percentileRank } from '../percentile.ts';
+import {
+  readBandRates,
+  readCalibrationFile,
+  readLock,
+  resolveVersion,
+  type CalibrationFile,
+} from '../version-files.ts';
+import { VERSION_DEFINITIONS, type BandFloors, type VersionDefinition } from '../weights.ts';
+import { BOOTSTRAP_RATES, drawBootstrap } from './bootstrap.ts';
+import { historyRaws, type HistoryRow } from './history.ts';
+import { drawLegacyPopulation } from './population.ts';
 
-const SEED = 20261101;
+const BOOTSTRAP_SEED = 20261201;
+const LEGACY_SEED = 20261101;
 const POPULATION = 20_000;
-const OUT_DIR = new URL('./', import.meta.url);
+/** Below this many distinct subject-days, history is blended with bootstrap subjects up to it. */
+const MIN_HISTORY = 20_000;
+const DIR = new URL('./', import.meta.url);
+const BANDS_UP: readonly (keyof BandFloors)[] = ['low', 'medium', 'high', 'critical'];
 
-function main(): void {
-  const subjects = drawPopulation(POPULATION, SEED);
+/** One member of a reference population: its raw risk and the verdicts of its components. */
+export interface Member {
+  raw: number;
+  verdicts: ReadonlySet<Verdict>;
+}
+
+function feed(name: string): Buffer {
+  return readFileSync(new URL(`../../../infra/feeds/${name}`, import.meta.url));
+}
+
+/** Resolution data plus the development feeds, as a node with every capability loaded sees them. */
+export function calibrationSources(): EvidenceSources {
   const data = loadResolutionData();
-  const evidences = subjects.map((s) => gatherEvidence(s, data));
-  for (const def of VERSION_DEFINITIONS) {
-    const raws = evidences.map((e) => evaluate(e, def.points).raw);
-    const { raw, below, quantiles } = buildCdf(raws);
-    const table: Calibration = {
-      score_version: def.id,
-      method:
-        'shared/scoring/calibration/build.ts: libphonenumber example numbers per country with 0-4 digits ' +
-        'replaced, 5 % wrong length, 2 % trunk zero; IPv4 addresses inside random @ip-location-db/asn blocks, ' +
-        '2 % uniform over IPv4; 40 % phone only, 30 % IP only, 30 % both',
-      seed: SEED,
-      population: POPULATION,
-      quantiles,
-      cdf: { raw, below },
+  return {
+    carriers: data.carriers,
+    networks: data.networks,
+    overlays: {
+      tor: buildRangeSet(parseRangeFeed(feed('tor-exits.txt'))),
+      vpnProxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
+      hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))),
+    },
+    ndcRisk: parseNdcFeed(feed('ndc-range-risk.csv')),
+  };
+}
+
+/** Floors meeting the caps with gates applied: the lowest score per band whose gated share fits. */
+export function deriveFloors(
+  members: readonly Member[],
+  def: VersionDefinition,
+  cal: Parameters<typeof percentileRank>[1],
+): BandFloors {
+  const caps = def.bandRateCaps!;
+  const scores = members.map((m) => percentileRank(m.raw, cal));
+  const floors = { low: 0, medium: 0, high: 0, critical: 0 };
+  let from = 1;
+  for (const band of BANDS_UP) {
+    const needs = def.gates?.[band as Band];
+    const eligible = members.map((m) => !needs || needs.some((v) => m.verdicts.has(v)));
+    let f = from;
+    const share = (floor: number) =>
+      scores.filter((s, i) => s >= floor && eligible[i]).length / members.length;
+    while (f < 100 && share(f) > caps[band]) f++;
+    floors[band] = f;
+    from = f;
+  }
+  return floors;
+}
+
+/** Band shares of a population under a resolved version (balanced posture, no context). */
+export function bandRates(
+  members: readonly Member[],
+  version: ReturnType<typeof resolveVersion>,
+): Record<Band, number> {
+  const counts: Record<Band, number> = { minimal: 0, low: 0, medium: 0, high: 0, critical: 0 };
+  for (const m of members) {
+    const band = bandFor(percentileRank(m.raw, version.calibration), version);
+    counts[
+      gateBand(
+        band,
+        [...m.verdicts].map((verdict) => ({ verdict })),
+        version.gates,
+      )
+    ]++;
+  }
+  const out = {} as Record<Band, number>;
+  for (const [b, n] of Object.entries(counts)) out[b as Band] = Number((n / members.length).toFixed(4));
+  return out;
+}
+
+function bootstrapMembers(def: VersionDefinition, sources: EvidenceSources): Member[] {
+  const { subjects, reports } = drawBootstrap(POPULATION, BOOTSTRAP_SEED);
+  return subjects.map((s, i) => {
+    const { components, raw } = evaluate(gatherEvidence(s, sources, { reports: reports[i]! }), def.points);
+    return { raw, verdicts: new Set(components.map((c) => c.verdict)) };
+  });
+}
+
+function legacyMembers(def: VersionDefinition, sources: EvidenceSources): Member[] {
+  // As these versions were calibrated: no ledger, no feeds.
+  const bare = { carriers: sources.carriers, networks: sources.networks };
+  return drawLegacyPopulation(POPULATION, LEGACY_SEED).map((s) => {
+    const { components, raw } = evaluate(gatherEvidence(s, bare), def.points);
+    return { raw, verdicts: new Set(components.map((c) => c.verdict)) };
+  });
+}
+
+function historyMember(row: HistoryRow, def: VersionDefinition): Member {
+  const verdicts = new Set<Verdict>();
+  for (const code of row.fired) {
+    // Three or more reports are adverse; a row cannot say how many, so a large raw risk counts as
+    // three (this can only overstate the critical share, the safe side of its cap).
+    const adverse =
+      code === 'CLI_IMPOSSIBLE' ||
+      code === 'IP_BOGON' ||
+      code === 'IP_TOR_EXIT' ||
+      (code === 'REPUTATION_REPORTED' && row.raw >= 3 * def.points.REPUTATION_REPORTED);
+    verdicts.add(adverse ? 'adverse' : 'elevated');
+  }
+  return { raw: row.raw, verdicts };
+}
+
+async function build(def: VersionDefinition, sources: EvidenceSources, days: number | undefined) {
+  let members = bootstrapMembers(def, sources);
+  let source: CalibrationFile['source'] & Record<string, unknown> = {
+    kind: 'bootstrap',
+    bootstrap_subjects: members.length,
+  };
+  let method =
+    'shared/scoring/calibration/bootstrap.ts: valid mobile numbers and size-weighted announced IPv4 space, ' +
+    `with risk evidence at the rates of BOOTSTRAP_RATES ${JSON.stringify(BOOTSTRAP_RATES)}`;
+  if (days !== undefined) {
+    const cfg = loadConfig();
+    const ch = createClickHouse(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 300_000 });
+    const history = await historyRaws(def, days, ch, cfg.CLICKHOUSE_DATABASE).finally(() => ch.close());
+    const fromHistory = history.rows.map((r) => historyMember(r, def));
+    const kind =
+      fromHistory.length >= MIN_HISTORY ? 'history' : fromHistory.length === 0 ? 'bootstrap' : 'blend';
+    const topUp = kind === 'history' ? 0 : MIN_HISTORY - fromHistory.length;
+    members = [...fromHistory, ...members.slice(0, topUp)];
+    source = {
+      kind,
+      days,
+      history_subject_days: fromHistory.length,
+      history_versions: history.versions,
+      history_rows_skipped_other_points: history.skipped,
+      bootstrap_subjects: topUp,
     };
-    writeFileSync(new URL(`${def.id}.json`, OUT_DIR), `${JSON.stringify(table, null, 2)}\n`);
+    method = `${kind === 'bootstrap' ? '' : `scored population of the last ${days} days (one subject counted once per day) `}${kind === 'blend' ? 'blended with ' : ''}${kind === 'history' ? '' : method}`;
     console.log(
-      `${def.id}: ${raw.length} distinct raw values; median ${quantiles[50]}, p90 ${quantiles[90]}`,
+      `${def.id}: ${kind}: ${fromHistory.length} subject-days from ClickHouse history (${history.skipped} rows of versions with other points skipped), ${topUp} bootstrap subjects`,
     );
+  }
+  const { raw, below, quantiles } = buildCdf(members.map((m) => m.raw));
+  const file: CalibrationFile = {
+    score_version: def.id,
+    method,
+    seed: BOOTSTRAP_SEED,
+    population: members.length,
+    quantiles,
+    cdf: { raw, below },
+    ...(def.bandRateCaps ? { band_floors: deriveFloors(members, def, { cdf: { raw, below } }) } : {}),
+    source,
+  };
+  return { file, members };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      version: { type: 'string' },
+      'from-history': { type: 'boolean', default: false },
+      days: { type: 'string' },
+    },
+  });
+  const days = values['from-history'] ? Number(values.days ?? 30) : undefined;
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 400))
+    throw new Error('--days must be an integer from 1 to 400');
+  const lock = readLock();
+  const targets = VERSION_DEFINITIONS.filter((d) =>
+    values.version ? d.id === values.version : d.status === 'candidate' || !(d.id in lock),
+  );
+  if (values.version && targets.length === 0) throw new Error(`unknown score version ${values.version}`);
+  const sealed = targets.filter((d) => d.status !== 'candidate' && d.id in lock);
+  if (sealed.length > 0)
+    throw new Error(
+      `${sealed.map((d) => d.id).join(', ')} is released: a live or retired version is never rebuilt`,
+    );
+
+  const sources = calibrationSources();
+  const rates = readBandRatesOrEmpty();
+  for (const def of targets) {
+    const { file, members } = await build(def, sources, days);
+    writeFileSync(new URL(`${def.id}.json`, DIR), `${JSON.stringify(file, null, 2)}\n`);
+    const version = resolveVersion(def, file);
+    lock[def.id] = version.hash;
+    rates[def.id] = bandRates(members, version);
+    console.log(
+      `${def.id}: floors ${JSON.stringify(version.bandFloors)}, band rates ${JSON.stringify(rates[def.id])}`,
+    );
+  }
+  // Released versions' rates are measured again on their own population, with today's data.
+  for (const def of VERSION_DEFINITIONS) {
+    if (targets.includes(def)) continue;
+    const version = resolveVersion(def, readCalibrationFile(def.id));
+    const members = def.bandRateCaps ? bootstrapMembers(def, sources) : legacyMembers(def, sources);
+    rates[def.id] = bandRates(members, version);
+  }
+  writeFileSync(new URL('../versions.lock.json', DIR), `${JSON.stringify(lock, null, 2)}\n`);
+  writeFileSync(new URL('band-rates.json', DIR), `${JSON.stringify(rates, null, 2)}\n`);
+}
+
+function readBandRatesOrEmpty(): Record<string, Record<string, number>> {
+  try {
+    return readBandRates();
+  } catch {
+    return {};
   }
 }
 
-main();
+if (import.meta.main) {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(`calibrate: ${(err as Error).message}`);
+      process.exit(2);
+    },
+  );
+}

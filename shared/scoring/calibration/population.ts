@@ -1,8 +1,7 @@
 /**
- * The seeded reference population a calibration is built from, also the load tests' population
- * (loadtest/subjects.ts): libphonenumber example numbers per country with 0-4 digits replaced,
- * 5 % wrong length, 2 % trunk zero; IPv4 addresses inside random @ip-location-db/asn blocks,
- * 2 % uniform over IPv4; 40 % phone only, 30 % IP only, 30 % both.
+ * The seeded generator and subject shape of the synthetic populations, and the legacy draw the
+ * versions before 2026.12.0 were calibrated on. The bootstrap population of later versions (and
+ * of the load tests) is drawn by bootstrap.ts.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,7 +42,7 @@ function ipv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
-function drawPhone(rand: () => number, countries: string[]): string {
+function drawLegacyPhone(rand: () => number, countries: string[]): string {
   let country = countries[Math.floor(rand() * countries.length)]!;
   let example = getExampleNumber(country as never, examples);
   while (!example) {
@@ -62,7 +61,7 @@ function drawPhone(rand: () => number, countries: string[]): string {
   return `+${code}${trunk}${digits.join('')}`;
 }
 
-function drawIp(rand: () => number, blocks: Uint32Array): string {
+function drawLegacyIp(rand: () => number, blocks: Uint32Array): string {
   if (rand() < 0.02) return ipv4(Math.floor(rand() * 2 ** 32));
   const i = Math.floor(rand() * (blocks.length / 2));
   const from = blocks[2 * i]!;
@@ -70,15 +69,20 @@ function drawIp(rand: () => number, blocks: Uint32Array): string {
   return ipv4(from + Math.floor(rand() * (to - from + 1)));
 }
 
-export function drawPopulation(size: number, seed: number): PopulationSubject[] {
+/**
+ * The draw the versions before 2026.12.0 were calibrated on (kept to reproduce their tables and
+ * the figures measured on it): example numbers with 0-4 random digits replaced, which makes about
+ * one number in five impossible, and every announced ASN block equally likely.
+ */
+export function drawLegacyPopulation(size: number, seed: number): PopulationSubject[] {
   const rand = rng(seed);
   const countries = getCountries().filter((c) => getExampleNumber(c, examples));
   const blocks = ipv4Blocks();
   const subjects: PopulationSubject[] = [];
   for (let i = 0; i < size; i++) {
     const kind = rand();
-    const phone = kind < 0.7 ? drawPhone(rand, countries) : undefined;
-    const ip = kind >= 0.4 ? drawIp(rand, blocks) : undefined;
+    const phone = kind < 0.7 ? drawLegacyPhone(rand, countries) : undefined;
+    const ip = kind >= 0.4 ? drawLegacyIp(rand, blocks) : undefined;
     subjects.push({ ...(phone ? { phone_number: phone } : {}), ...(ip ? { ip_address: ip } : {}) });
   }
   return subjects;

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { HistoryLookups } from '../history-lookups.ts';
+import { SecondWindow } from './caller-budget.ts';
+
+describe('SecondWindow', () => {
+  it('counts per key within a whole second and starts again in the next', () => {
+    const w = new SecondWindow(10);
+    expect(w.hit('a', 1_000)).toBe(1);
+    expect(w.hit('a', 1_999)).toBe(2);
+    expect(w.count('b', 1_999)).toBe(0);
+    expect(w.count('a', 2_000)).toBe(0);
+  });
+
+  it('tracks at most maxTracked callers a second (fails open past it)', () => {
+    const w = new SecondWindow(2);
+    w.hit('a', 0);
+    w.hit('b', 0);
+    w.hit('c', 0);
+    expect(w.count('c', 0)).toBe(0);
+    expect(w.hit('a', 0)).toBe(2);
+  });
+});
+
+describe('HistoryLookups', () => {
+  it('refuses past the node total and past an organisation share, and frees slots on release', () => {
+    const l = new HistoryLookups(3, 2);
+    const a1 = l.acquire('a');
+    l.acquire('a');
+    expect(() => l.acquire('a')).toThrow(/busy/);
+    const b1 = l.acquire('b');
+    expect(() => l.acquire('c')).toThrow(/busy/);
+    b1();
+    b1(); // releasing twice frees one slot only
+    expect(l.inFlight).toBe(2);
+    a1();
+    expect(() => l.acquire('a')).not.toThrow();
+  });
+});
