@@ -137,7 +137,7 @@ describe('docker-compose.yml', () => {
       'audit-sink': { kafka: 'frs-sink', clickhouse: 'frs_sink' },
       refresher: { redis: 'frs-refresher', clickhouse: 'frs_refresher' },
       setup: { kafka: 'admin', clickhouse: 'frs_admin' },
-      admin: { redis: 'frs-admin' },
+      admin: { redis: 'frs-admin', kafka: 'admin' },
     };
     for (const [name, expected] of Object.entries(users)) {
       const cfg = loadConfig(environmentOf(compose.services[name]!, values));
