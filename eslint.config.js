@@ -11,4 +11,18 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The portal's one browser script.
+    files: ['services/portal/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        document: 'readonly',
+        Element: 'readonly',
+        navigator: 'readonly',
+        fetch: 'readonly',
+        setInterval: 'readonly',
+      },
+    },
+  },
 );

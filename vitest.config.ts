@@ -12,7 +12,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['shared/**/*.test.ts', 'services/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['shared/**/*.test.ts', 'services/**/*.test.ts', 'client/**/*.test.ts'],
+        },
       },
       {
         extends: true,

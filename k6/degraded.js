@@ -2,11 +2,12 @@
 // capability in degraded_sources, and latency holds (a dead source costs at most its breaker
 // timeout, and nothing once the breaker is open).
 //
-// Put the stack in degraded mode first, then run `npm run k6 -- degraded`:
-// - the live reputation ledger (default DEGRADED=reputation_ledger): start the API nodes with
-//   LEDGER_REDIS_URL pointing at a Redis that is not there, e.g.
-//     LEDGER_REDIS_URL=redis://127.0.0.1:6390 npm start
-// - a snapshot capability (DEGRADED=ip_tor_exit): point its feed at a dead URL and make its
+// `npm run k6 -- degraded`:
+// - the live reputation ledger (default DEGRADED=reputation_ledger): the runner starts an API
+//   node of its own whose LEDGER_REDIS_URL points at a Redis that is not there (the rest of the
+//   stack must be up: `npm run stack:up`). With BASE_URLS set it uses those nodes instead.
+// - a snapshot capability (DEGRADED=ip_tor_exit): put the stack in degraded mode first and set
+//   BASE_URLS to its nodes; point its feed at a dead URL and make its
 //   freshness limit short, so the current snapshot goes stale, e.g.
 //     FEED_TOR_EXITS=http://127.0.0.1:9/tor CAPABILITY_FRESHNESS_S=ip_tor_exit=5 \
 //     CAPABILITY_REFRESH_S=ip_tor_exit=2 npm start

@@ -24,6 +24,7 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
+import { freePort } from '../test/helpers/processes.ts';
 import { latencyChartSvg, svgToPng } from './chart.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -37,14 +38,23 @@ const WARMUP = `${Number(process.env.BENCH_WARMUP ?? 8)}s`;
 interface Step {
   offered: number;
   rps: number;
+  requests: number;
   p50: number;
   p99: number;
   failed: number;
+  /** CPU the target's server processes spent per request in this step (µs), from /proc. */
+  cpuUs?: number;
 }
 interface TargetResult {
   name: string;
   saturation: Step;
   points: Step[];
+}
+interface Target {
+  name: string;
+  env: Record<string, string>;
+  /** The target's server processes, whose CPU is counted per request. */
+  pids: () => number[];
 }
 
 const log = (m: string) => console.error(`[bench] ${m}`);
@@ -53,29 +63,68 @@ function k6Bin(): string {
   return execFileSync('bash', [join(ROOT, 'infra', 'local', 'k6.sh')], { encoding: 'utf8' }).trim();
 }
 
-function runK6(env: Record<string, string>): Step {
+/** CPU time (user + system, µs) of processes and their children (a cluster's workers), from /proc. */
+export function cpuMicros(pids: number[]): number {
+  let ticks = 0;
+  const seen = new Set<number>();
+  const visit = (pid: number) => {
+    if (seen.has(pid)) return;
+    seen.add(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' '))
+        if (child.trim()) visit(Number(child));
+    } catch {
+      // exited meanwhile
+    }
+  };
+  for (const pid of pids) visit(pid);
+  return (ticks * 1e6) / CLK_TCK;
+}
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * One k6 step. Refuses (throws) when any request failed: a figure measured on errors (a 422 for
+ * every request, say) is not a figure of the path it claims to measure.
+ */
+function runK6(env: Record<string, string>, pids: number[] = [], prefix: string[] = []): Step {
   const out = join(tmpdir(), `frs-bench-${process.pid}.json`);
-  const r = spawnSync(k6Bin(), ['run', '--quiet', '--summary-export', out, join(ROOT, 'k6', 'bench.js')], {
+  const cpuBefore = cpuMicros(pids);
+  const cmd = [...prefix, k6Bin(), 'run', '--quiet', '--summary-export', out, join(ROOT, 'k6', 'bench.js')];
+  const r = spawnSync(cmd[0]!, cmd.slice(1), {
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', DURATION, ...env },
     encoding: 'utf8',
   });
+  const cpu = cpuMicros(pids) - cpuBefore;
   if (!existsSync(out)) throw new Error(`k6 failed: ${r.stderr}`);
   const m = JSON.parse(readFileSync(out, 'utf8')).metrics;
   rmSync(out);
-  return {
+  const step: Step = {
     offered: Number(env.RATE ?? 0),
     rps: m.http_reqs.rate,
+    requests: m.http_reqs.count,
     p50: m.http_req_duration.med,
     p99: m.http_req_duration['p(99)'],
     failed: m.http_req_failed?.value ?? 0,
+    ...(pids.length > 0 ? { cpuUs: cpu / m.http_reqs.count } : {}),
   };
+  if (step.failed > 0 || step.requests === 0) {
+    throw new Error(
+      `refusing to publish: a step against ${env.BASE_URLS} had ${(step.failed * 100).toFixed(2)} % failed ` +
+        `requests of ${step.requests} (the bench's organisation has no rate limit, so none are intended)`,
+    );
+  }
+  return step;
 }
 
 function median(steps: Step[]): Step {
   return [...steps].sort((x, y) => x.rps - y.rps)[Math.floor(steps.length / 2)]!;
 }
 
-function measureAll(targets: { name: string; env: Record<string, string> }[]): TargetResult[] {
+function measureAll(targets: Target[]): TargetResult[] {
   // Every target first runs once unmeasured: fresh processes are still compiling their hot path,
   // and (c) has far more of it, so without this the first round understates it most.
   for (const t of targets) {
@@ -85,8 +134,10 @@ function measureAll(targets: { name: string; env: Record<string, string> }[]): T
   const rounds: Step[][] = targets.map(() => []);
   for (let r = 1; r <= ROUNDS; r++) {
     targets.forEach((t, i) => {
-      const s = runK6({ ...t.env, MODE: 'saturate', VUS: String(VUS) });
-      log(`round ${r}: ${t.name} ${s.rps.toFixed(0)} req/s at saturation (${VUS} VUs)`);
+      const s = runK6({ ...t.env, MODE: 'saturate', VUS: String(VUS) }, t.pids());
+      log(
+        `round ${r}: ${t.name} ${s.rps.toFixed(0)} req/s at saturation (${VUS} VUs), ${s.cpuUs!.toFixed(0)} µs server CPU per request`,
+      );
       rounds[i]!.push(s);
     });
   }
@@ -143,6 +194,22 @@ execFileSync('bash', [join(ROOT, 'infra', 'local', 'stack.sh'), 'up'], { stdio: 
 const subjectsFile = join(RESULTS, 'subjects.json');
 if (!existsSync(subjectsFile))
   execFileSync(process.execPath, [join(ROOT, 'loadtest', 'subjects.ts')], { stdio: 'inherit' });
+// An empty or broken population would turn every scoring request into a 422: fail before measuring.
+{
+  let subjects: unknown;
+  try {
+    subjects = JSON.parse(readFileSync(subjectsFile, 'utf8'));
+  } catch {
+    subjects = undefined;
+  }
+  if (!Array.isArray(subjects) || subjects.length < 100) {
+    console.error(
+      `[bench] ${subjectsFile} is not a population of subjects (${Array.isArray(subjects) ? subjects.length : 'unreadable'}); ` +
+        'regenerate it with `npm run subjects` (or delete it) and run again',
+    );
+    process.exit(1);
+  }
+}
 
 const cfg = loadConfig();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-bench' });
@@ -155,35 +222,76 @@ const org = await store.createOrg({
 });
 const apiKey = (await store.createKey(org.org_id)).api_key;
 redis.disconnect();
-const apiUrls = ['http://127.0.0.1:9311', 'http://127.0.0.1:9312'];
+const port = async () => String(await freePort());
+const [barePort, helloPort, ...apiPorts] = [await port(), await port(), await port(), await port()];
+const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
+const servers = [
+  spawnNode('loadtest/servers/bare-http.ts', { PORT: barePort!, WORKERS: '2' }),
+  spawnNode('loadtest/servers/express-hello.ts', { PORT: helloPort!, WORKERS: '2' }),
+  ...apiPorts.map((p, i) =>
+    spawnNode('services/api/main.ts', { PORT: p, NODE_ID: `bench-${i + 1}`, CONTROLS_NODE_COUNT: '2' }),
+  ),
+];
+const pidsOf = (...procs: (ChildProcess | undefined)[]) => procs.map((p) => p!.pid!);
 
-const targets: { name: string; env: Record<string, string> }[] = [
-  { name: '(a) node:http', env: { KIND: 'hello', BASE_URLS: 'http://127.0.0.1:9301' } },
-  { name: '(b) Express hello', env: { KIND: 'hello', BASE_URLS: 'http://127.0.0.1:9302' } },
+const targets: Target[] = [
+  {
+    name: '(a) node:http',
+    env: { KIND: 'hello', BASE_URLS: `http://127.0.0.1:${barePort}` },
+    pids: () => pidsOf(servers[0]),
+  },
+  {
+    name: '(b) Express hello',
+    env: { KIND: 'hello', BASE_URLS: `http://127.0.0.1:${helloPort}` },
+    pids: () => pidsOf(servers[1]),
+  },
   {
     name: '(c) POST /v1/score',
     env: { KIND: 'score', BASE_URLS: apiUrls.join(','), API_KEY: apiKey, SUBJECTS_FILE: subjectsFile },
+    pids: () => pidsOf(servers[2], servers[3]),
   },
 ];
 
 // All targets run side by side and are measured in alternating rounds, so a burst of noise from
 // another tenant of this shared machine lands on every target alike; the median round counts.
 const results = await withServers(
-  [
-    spawnNode('loadtest/servers/bare-http.ts', { PORT: '9301', WORKERS: '2' }),
-    spawnNode('loadtest/servers/express-hello.ts', { PORT: '9302', WORKERS: '2' }),
-    ...apiUrls.map((u, i) =>
-      spawnNode('services/api/main.ts', {
-        PORT: u.split(':')[2]!,
-        NODE_ID: `bench-${i + 1}`,
-        CONTROLS_NODE_COUNT: '2',
-      }),
-    ),
-  ],
-  ['http://127.0.0.1:9301/', 'http://127.0.0.1:9302/', ...apiUrls.map((u) => `${u}/readyz`)],
+  servers,
+  [`http://127.0.0.1:${barePort}/`, `http://127.0.0.1:${helloPort}/`, ...apiUrls.map((u) => `${u}/readyz`)],
   () => measureAll(targets),
 );
 const [bare, hello, full] = results as [TargetResult, TargetResult, TargetResult];
+
+// The latency budget on a node that does not share its core with the load generator: one API
+// node pinned to core 1, k6 pinned to core 0 (the stack's servers and other tenants float).
+log('(c) pinned: one API node on core 1 (taskset), k6 on core 0');
+const pinnedPort = await port();
+const pinnedUrl = `http://127.0.0.1:${pinnedPort}`;
+const pinnedNode = spawn('taskset', ['-c', '1', process.execPath, join(ROOT, 'services/api/main.ts')], {
+  cwd: ROOT,
+  env: {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    PORT: pinnedPort,
+    NODE_ID: 'bench-pinned',
+    CONTROLS_NODE_COUNT: '1',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const pinned = await withServers([pinnedNode], [`${pinnedUrl}/readyz`], () => {
+  const env = { KIND: 'score', BASE_URLS: pinnedUrl, API_KEY: apiKey, SUBJECTS_FILE: subjectsFile };
+  const onCore0 = ['taskset', '-c', '0'];
+  runK6({ ...env, MODE: 'saturate', VUS: String(VUS), DURATION: WARMUP }, [], onCore0);
+  const rounds = Array.from({ length: ROUNDS }, () =>
+    runK6({ ...env, MODE: 'saturate', VUS: String(VUS) }, [pinnedNode.pid!], onCore0),
+  );
+  const saturation = median(rounds);
+  const rate = Math.max(1, Math.round(saturation.rps * 0.25));
+  const quarter = runK6({ ...env, MODE: 'rate', RATE: String(rate) }, [pinnedNode.pid!], onCore0);
+  log(
+    `(c) pinned: saturation ${saturation.rps.toFixed(0)} req/s; at ${rate} req/s p50 ${quarter.p50.toFixed(2)} ms, p99 ${quarter.p99.toFixed(2)} ms`,
+  );
+  return { saturation, rate, quarter };
+});
 
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 const rows = results.map((r) => {
@@ -201,16 +309,34 @@ ${DURATION} per step, saturation with ${VUS} closed-loop VUs, latency at fixed f
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-Budget: (c) throughput >= 50 % of (b): **${full.saturation.rps / hello.saturation.rps >= 0.5 ? 'met' : 'NOT met'}**
+(c) throughput against (b): **${full.saturation.rps / hello.saturation.rps >= 0.5 ? 'met' : 'NOT met'}**
 (${pct(full.saturation.rps / hello.saturation.rps)}); (c) p99 at 50 % of its saturation < 10 ms: **${
   full.points[1]!.p99 < 10 ? 'met' : 'NOT met'
 }** (${full.points[1]!.p99.toFixed(2)} ms).
+`;
+
+const cpuRatio = full.saturation.cpuUs! / hello.saturation.cpuUs!;
+const cpuMd = `
+## Server CPU per request (from /proc/<pid>/stat, the median saturation round)
+
+| target | CPU per request |
+|---|---|
+${results.map((r) => `| ${r.name} (its 2 server processes) | ${r.saturation.cpuUs!.toFixed(0)} µs |`).join('\n')}
+| (c) one API node pinned to core 1 | ${pinned.saturation.cpuUs!.toFixed(0)} µs |
+
+## Budget (same run)
+
+| budget | measured | status |
+|---|---|---|
+| API-node CPU per scoring request <= 4x the Express hello's CPU per request | ${full.saturation.cpuUs!.toFixed(0)} µs against ${hello.saturation.cpuUs!.toFixed(0)} µs: ${cpuRatio.toFixed(2)}x | **${cpuRatio <= 4 ? 'met' : 'NOT met'}** |
+| p99 of the full path < 10 ms at a quarter of its saturation, the API node pinned to core 1 (k6 on core 0) | ${pinned.quarter.p99.toFixed(2)} ms at ${pinned.rate} req/s (saturation ${pinned.saturation.rps.toFixed(0)} req/s) | **${pinned.quarter.p99 < 10 ? 'met' : 'NOT met'}** |
+| no errors but intended 429s at every step | 0 at every step (a step with any error stops the bench before it publishes) | met |
 `;
 // Kafka outage: the same two-node path at half of (c)'s saturation, first with its (private)
 // Kafka up, then with it stopped so every node spills to its journal. Same run, same rate.
 log('Kafka outage: p99 at half saturation with Kafka up, then down (private Kafka)');
 const outageStack = await startPrivateStack('bench-outage', 'frs_bench_outage');
-const outageUrls = ['http://127.0.0.1:9313', 'http://127.0.0.1:9314'];
+const outageUrls = [`http://127.0.0.1:${await port()}`, `http://127.0.0.1:${await port()}`];
 const outage = await withServers(
   outageUrls.map((u, i) =>
     spawnNode('services/api/main.ts', {
@@ -266,7 +392,7 @@ const stages = audit.stdout
 const auditMd = stages.length
   ? `\n## Audit sink (same run, private Kafka and ClickHouse)\n\n${stages.map((st) => `- ${JSON.stringify(st)}`).join('\n')}\n`
   : '\n## Audit sink\n\nloadtest/audit-bench.ts failed; see its output above.\n';
-writeFileSync(join(RESULTS, 'bench.md'), md + outageMd + auditMd);
+writeFileSync(join(RESULTS, 'bench.md'), md + cpuMd + outageMd + auditMd);
 const colors = ['#1f77b4', '#2ca02c', '#d62728'];
 const svg = latencyChartSvg(
   'Latency against offered load (same run)',
@@ -277,5 +403,5 @@ const svg = latencyChartSvg(
   })),
 );
 writeFileSync(join(RESULTS, 'bench.png'), svgToPng(svg));
-console.log(md + outageMd + auditMd);
+console.log(md + cpuMd + outageMd + auditMd);
 log(`wrote ${join(RESULTS, 'bench.md')} and ${join(RESULTS, 'bench.png')}`);

@@ -7,7 +7,7 @@
  * writes the summary JSON and the k6 HTML report to loadtest/results/.
  * Targets BASE_URLS (default: the two API nodes of `npm start`).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { TIERS, type Tier } from '../shared/contract/response.ts';
 import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
+import { freePort } from '../test/helpers/processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const [scenario, ...k6Args] = process.argv.slice(2);
@@ -24,7 +25,38 @@ if (!scenario || !existsSync(script)) {
   process.exit(2);
 }
 
-const baseUrls = process.env.BASE_URLS ?? 'http://127.0.0.1:8080,http://127.0.0.1:8081';
+let baseUrls = process.env.BASE_URLS ?? 'http://127.0.0.1:8080,http://127.0.0.1:8081';
+// `degraded` against the live ledger sets up its own degraded node (unless BASE_URLS names
+// nodes the caller degraded by hand): an API node whose ledger Redis is a port nobody listens on.
+let degradedNode: ChildProcess | undefined;
+if (
+  scenario === 'degraded' &&
+  !process.env.BASE_URLS &&
+  (process.env.DEGRADED ?? 'reputation_ledger') === 'reputation_ledger'
+) {
+  const port = await freePort();
+  degradedNode = spawn(process.execPath, [join(ROOT, 'services/api/main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'error',
+      PORT: String(port),
+      NODE_ID: `k6-degraded-${port}`,
+      LEDGER_REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  baseUrls = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 900; i++) {
+    const ok = await fetch(`${baseUrls}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  console.error(`[k6] degraded: an API node of its own on ${baseUrls}, its ledger Redis unreachable`);
+}
 for (const url of baseUrls.split(',')) {
   const ok = await fetch(`${url}/readyz`).then(
     (r) => r.ok,
@@ -81,6 +113,7 @@ const run = spawnSync(k6, ['run', '--quiet', ...k6Args, script], {
   },
 });
 rmSync(secretDir, { recursive: true, force: true });
+degradedNode?.kill('SIGTERM');
 console.error(
   `[k6] ${scenario}: exit ${run.status}; summary ${join(results, `${scenario}.json`)}, report ${join(results, `${scenario}.html`)}`,
 );

@@ -85,6 +85,8 @@ const envSchema = z.object({
   EXPLAIN_LOOKUPS_MAX: z.coerce.number().int().min(1).max(1_000).default(8),
   /** Rate limit, credits and idempotency on /v1/score. `off` exists only for the benchmark baseline. */
   CONTROLS: z.enum(['on', 'off']).default('on'),
+  /** Seconds between an API node's writes of its keys' last-used times (the portal's Keys page). */
+  KEY_USAGE_FLUSH_S: z.coerce.number().min(0.1).max(3600).default(60),
   /** API nodes in the deployment: while Redis is down each node admits rate_rps / this. */
   CONTROLS_NODE_COUNT: z.coerce.number().int().min(1).max(1000).default(1),
   /** Prefix of the capability snapshot keys and announcement channel; separates deployments sharing one Redis. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The local stack without Docker: Redis, ClickHouse and Kafka on loopback under .stack/.
 #   stack.sh install install what is missing (Debian packages, Kafka jars, chDB for the tests
-#                    on current ClickHouse), start nothing
+#                    on current ClickHouse, Chromium for the portal's browser tests, Schemathesis
+#                    for the contract tests), start nothing
 #   stack.sh up      install what is missing (first run only), start what is not running,
 #                    apply ClickHouse migrations and create Kafka topics
 #   stack.sh down    stop exactly what `up` started (by pid)
@@ -15,7 +16,10 @@ install() {
   bash "$HERE/clickhouse.sh" install
   bash "$HERE/kafka.sh" install
   bash "$HERE/chdb.sh" install
-  log "redis, clickhouse, kafka and chdb are installed"
+  bash "$HERE/chromium.sh" install
+  # The contract test's fuzzer (test/contract/schemathesis.test.ts), from PyPI into .tools/.
+  bash "$HERE/schemathesis.sh" install
+  log "redis, clickhouse, kafka, chdb, chromium (portal browser tests) and schemathesis are installed"
 }
 
 up() {

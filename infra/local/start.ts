@@ -2,7 +2,7 @@
  * `npm start`: the whole stack on this machine, no Docker.
  *
  * Brings up Redis, ClickHouse and Kafka (installing them on first run), applies migrations,
- * creates topics, starts two API nodes, the audit sink and the refresher, seeds one demo
+ * creates topics, starts two API nodes, the audit sink, the refresher and the portal, seeds one demo
  * organisation per tier, and prints their keys and a curl to paste. Ctrl-C stops the services
  * in order (API nodes first so no score is lost, then the sink and refresher) and then the
  * servers this run started; servers that were already running are left running.
@@ -20,6 +20,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
 const DEMO_FILE = join(STACK, 'demo-orgs.json');
 const API_PORTS = [8080, 8081];
+const PORTAL_PORT = Number(process.env.PORTAL_PORT ?? 8090);
 const t0 = performance.now();
 
 /**
@@ -171,7 +172,11 @@ for (const [i, port] of API_PORTS.entries()) {
     }),
   );
 }
-await Promise.all(API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)));
+workers.push(launch('portal', 'services/portal/main.ts', { PORTAL_PORT: String(PORTAL_PORT) }));
+await Promise.all([
+  ...API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)),
+  waitReady(`http://127.0.0.1:${PORTAL_PORT}/livez`),
+]);
 
 const bureau = demo.find((d) => d.tier === 'bureau')!;
 console.log(`
@@ -180,6 +185,7 @@ Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
   API nodes    http://127.0.0.1:${API_PORTS.join(', http://127.0.0.1:')}
   Health       http://127.0.0.1:${API_PORTS[0]}/v1/health
   Contract     http://127.0.0.1:${API_PORTS[0]}/v1/openapi.yaml
+  Portal       http://127.0.0.1:${PORTAL_PORT} (Keys and Activity pages; create a user below)
   Redis        ${cfg.REDIS_URL} (explain copies: ${cfg.EXPLAIN_REDIS_URL})
   Kafka        ${cfg.KAFKA_BROKERS.join(',')} (topic scores.v1)
   ClickHouse   ${cfg.CLICKHOUSE_URL} (database ${cfg.CLICKHOUSE_DATABASE}; clickhouse-client --query "SELECT count() FROM ${cfg.CLICKHOUSE_DATABASE}.scores")
@@ -192,6 +198,9 @@ Try it:
     -H 'Authorization: Bearer ${bureau.api_key}' \\
     -H 'Content-Type: application/json' \\
     -d '{"subject":{"phone_number":"+447911123456","ip_address":"81.2.69.142"}}'
+
+Portal user (prints a one-time setup link where you choose a password, then sign in):
+  npm run --silent admin -- user create --org ${bureau.org_id} --email you@example.com
 
 Ctrl-C stops everything this run started.
 `);

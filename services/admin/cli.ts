@@ -4,23 +4,27 @@
  *   org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
  *   org update --org ORG_ID [--tier T] [--rate-rps N] [--credits N] [--overdraft N] [--entitlements a,b]
  *   org show --org ORG_ID          (includes credits used this UTC month)
- *   key create --org ORG_ID
+ *   key create --org ORG_ID [--label L]
  *   key list --org ORG_ID
  *   key revoke --key-id ID
  *   context set --org ORG_ID --id CONTEXT_ID --json '{"sector": ...}'
  *   context delete --org ORG_ID --id CONTEXT_ID
  *   context list --org ORG_ID
+ *   user create --org ORG_ID --email E   (a portal user; prints a one-time setup link, 24 h)
+ *   user link --email E                  (a new setup link: lost link or forgotten password)
  *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { loadConfig } from '../../shared/config.ts';
+import { Email, SETUP_TTL_S, UserStore } from '../../shared/portal/users.ts';
+import { loadPortalConfig } from '../portal/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';
 import {
   CONTEXT_ID,
   ENTITLEMENT_ITEMS,
+  KEY_LABEL,
   ORG_NAME,
   OrgStore,
   type OrgUpdate,
@@ -32,12 +36,14 @@ const USAGE = `usage:
   admin org update --org ORG_ID [--tier verify|assess|bureau] [--rate-rps N] [--credits N] [--overdraft N]
                    [--entitlements ITEM,ITEM]   (items beyond the tier's defaults; '' clears)
   admin org show --org ORG_ID
-  admin key create --org ORG_ID
+  admin key create --org ORG_ID [--label LABEL]
   admin key list --org ORG_ID
   admin key revoke --key-id ID
   admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
+  admin user create --org ORG_ID --email EMAIL
+  admin user link --email EMAIL
   admin version show
   admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
   admin version promote --id VERSION               (the default on every node within seconds)
@@ -91,7 +97,23 @@ function tierArg(value: string | undefined) {
   return tier.data;
 }
 
-export async function run(argv: string[], store: OrgStore, versions?: VersionAdmin): Promise<unknown> {
+function setupLink(portalUrl: string, token: string) {
+  return {
+    setup_url: `${portalUrl.replace(/\/$/, '')}/setup?token=${token}`,
+    expires_at: new Date(Date.now() + SETUP_TTL_S * 1000).toISOString(),
+  };
+}
+
+/** What some commands need besides the organisation store. */
+export interface AdminDeps {
+  versions?: VersionAdmin;
+  users?: UserStore;
+  /** Base of portal setup links. */
+  portalUrl?: string;
+}
+
+export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
+  const { versions, portalUrl = 'http://127.0.0.1:8090' } = deps;
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -106,6 +128,8 @@ export async function run(argv: string[], store: OrgStore, versions?: VersionAdm
       entitlements: { type: 'string' },
       id: { type: 'string' },
       json: { type: 'string' },
+      email: { type: 'string' },
+      label: { type: 'string' },
       clear: { type: 'boolean' },
     },
   });
@@ -147,8 +171,11 @@ export async function run(argv: string[], store: OrgStore, versions?: VersionAdm
         credits_remaining: org.credits - used,
       };
     }
-    case 'key create':
-      return store.createKey(need(values.org, 'org'));
+    case 'key create': {
+      const label = KEY_LABEL.safeParse(values.label ?? '');
+      if (!label.success) throw new UsageError(`--label: ${label.error.issues[0]!.message}`);
+      return store.createKey(need(values.org, 'org'), label.data);
+    }
     case 'key list':
       return { keys: await store.listKeys(need(values.org, 'org')) };
     case 'key revoke': {
@@ -180,6 +207,22 @@ export async function run(argv: string[], store: OrgStore, versions?: VersionAdm
       if (!org) throw new UsageError(`unknown organisation ${values.org}`);
       return { org_id: org.org_id, contexts: org.contexts };
     }
+    case 'user create': {
+      const orgId = need(values.org, 'org');
+      if (!(await store.getOrg(orgId))) throw new UsageError(`unknown organisation ${orgId}`);
+      const email = Email.safeParse(need(values.email, 'email'));
+      if (!email.success) throw new UsageError('--email must be an email address');
+      if (!deps.users) throw new UsageError('user commands need the user store');
+      const { user, setupToken } = await deps.users.create(orgId, email.data);
+      return { user_id: user.user_id, org_id: orgId, email: user.email, ...setupLink(portalUrl, setupToken) };
+    }
+    case 'user link': {
+      if (!deps.users) throw new UsageError('user commands need the user store');
+      const user = await deps.users.byEmail(need(values.email, 'email'));
+      if (!user) throw new UsageError(`no portal user ${values.email}`);
+      const token = await deps.users.issueSetupToken(user.user_id);
+      return { user_id: user.user_id, email: user.email, ...setupLink(portalUrl, token) };
+    }
     case 'version show':
     case 'version challenger':
     case 'version promote':
@@ -201,14 +244,14 @@ export async function run(argv: string[], store: OrgStore, versions?: VersionAdm
 }
 
 if (import.meta.main) {
-  const cfg = loadConfig();
+  const cfg = loadPortalConfig();
   const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-admin' });
   try {
-    const out = await run(
-      process.argv.slice(2),
-      new OrgStore(redis),
-      new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
-    );
+    const out = await run(process.argv.slice(2), new OrgStore(redis), {
+      versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
+      users: new UserStore(redis),
+      portalUrl: cfg.PORTAL_URL,
+    });
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);

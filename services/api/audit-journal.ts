@@ -1,10 +1,14 @@
 import { mkdir, open, readdir, readFile, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** One Kafka message as the publisher sends it: key is the score id, value the record JSON. */
+/**
+ * One Kafka message as the publisher sends it: key is the record's id (a score id), value the
+ * record JSON, topic where it goes (absent: the publisher's default topic).
+ */
 export interface JournalEntry {
   key: string;
   value: string;
+  topic?: string;
 }
 
 export interface AuditJournalOptions {
@@ -20,9 +24,11 @@ const SEGMENT = /^seg-(\d{16})\.ndjson$/;
 const LOCK = 'LOCK';
 
 /**
- * Local append-only spill file for audit records while Kafka is unreachable.
+ * Local append-only file that makes audit records durable when Kafka is slower than a disk, or
+ * unreachable.
  *
- * Records are NDJSON-like lines `<score_id>\t<record json>` in numbered segment files. Every
+ * Records are NDJSON-like lines `<key>\t<record json>[\t<topic>]` in numbered segment files (JSON
+ * never holds a raw tab, so the line splits unambiguously; no topic means the default one). Every
  * `append` writes one batch and fsyncs it, so a batch that `append` resolved survives a SIGKILL or
  * power cut. A line torn by a crash lacks its trailing newline and is ignored on replay. Segments
  * are replayed oldest first and deleted only after Kafka acknowledged all of their records, so a
@@ -56,35 +62,63 @@ export class AuditJournal {
     return this.totalBytes;
   }
 
-  /** True when segments (closed or active) hold records not yet replayed. */
-  async hasPending(): Promise<boolean> {
-    return this.serial(async () => (await this.segments()).length > 0);
-  }
-
   /**
-   * Appends one batch and fsyncs it. Resolves to the number of entries refused because the
-   * journal is full (0 normally); those are the only records the journal loses.
+   * Appends one batch and fsyncs it. Resolves to the segment written and the number of entries
+   * refused because the journal is full (0 normally): the caller must deliver those another way.
    */
-  append(entries: JournalEntry[]): Promise<number> {
+  append(entries: JournalEntry[]): Promise<{ seq: number; refused: number }> {
     return this.serial(async () => {
       const lines: string[] = [];
       let size = 0;
       for (const e of entries) {
-        const line = `${e.key}\t${e.value}\n`;
+        const line = e.topic === undefined ? `${e.key}\t${e.value}\n` : `${e.key}\t${e.value}\t${e.topic}\n`;
         const n = Buffer.byteLength(line);
         if (this.totalBytes + size + n > this.opts.maxBytes) break;
         lines.push(line);
         size += n;
       }
+      const seg = await this.activeSegment();
+      const seq = seg.seq;
       if (lines.length > 0) {
-        const seg = await this.activeSegment();
         await seg.fh.write(lines.join(''));
-        await seg.fh.sync();
+        // The file's data only: its size is implied by the data, the rest is metadata we never read.
+        await seg.fh.datasync();
         seg.bytes += size;
         this.totalBytes += size;
         if (seg.bytes >= this.opts.segmentBytes) await this.closeActive();
       }
-      return entries.length - lines.length;
+      return { seq, refused: entries.length - lines.length };
+    });
+  }
+
+  /** The segment the next append goes to, if one is open. */
+  get activeSeq(): number | undefined {
+    return this.active?.seq;
+  }
+
+  /** Closes the active segment, so later appends start a new one; resolves to every segment on disk. */
+  seal(): Promise<number[]> {
+    return this.serial(async () => {
+      await this.closeActive();
+      return this.segments();
+    });
+  }
+
+  /** The complete records of one segment. */
+  async read(seq: number): Promise<JournalEntry[]> {
+    return parseSegment(await readFile(this.path(seq), 'utf8'));
+  }
+
+  /** Deletes a segment whose records are all in Kafka (closing it first if it is the active one). */
+  remove(seq: number): Promise<void> {
+    return this.serial(async () => {
+      if (this.active?.seq === seq) await this.closeActive();
+      const size = await stat(this.path(seq)).then(
+        (s) => s.size,
+        () => 0,
+      );
+      await rm(this.path(seq), { force: true });
+      this.totalBytes -= size;
     });
   }
 
@@ -96,19 +130,12 @@ export class AuditJournal {
    */
   async replay(send: (batch: JournalEntry[]) => Promise<void>, chunk: number): Promise<boolean> {
     for (;;) {
-      const seqs = await this.serial(async () => {
-        await this.closeActive();
-        return this.segments();
-      });
+      const seqs = await this.seal();
       if (seqs.length === 0) return true;
       for (const seq of seqs) {
-        const entries = parseSegment(await readFile(this.path(seq), 'utf8'));
+        const entries = await this.read(seq);
         for (let i = 0; i < entries.length; i += chunk) await send(entries.slice(i, i + chunk));
-        await this.serial(async () => {
-          const size = (await stat(this.path(seq))).size;
-          await rm(this.path(seq));
-          this.totalBytes -= size;
-        });
+        await this.remove(seq);
       }
     }
   }
@@ -186,7 +213,9 @@ export function parseSegment(text: string): JournalEntry[] {
   for (const line of text.slice(0, end).split('\n')) {
     const tab = line.indexOf('\t');
     if (tab <= 0) continue;
-    out.push({ key: line.slice(0, tab), value: line.slice(tab + 1) });
+    const last = line.lastIndexOf('\t');
+    if (last === tab) out.push({ key: line.slice(0, tab), value: line.slice(tab + 1) });
+    else out.push({ key: line.slice(0, tab), value: line.slice(tab + 1, last), topic: line.slice(last + 1) });
   }
   return out;
 }

@@ -1,17 +1,25 @@
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { AuditJournal, JournalEntry } from './audit-journal.ts';
 import { StickyPartitioner } from './sticky-partitioner.ts';
 
 export interface AuditPublisherOptions {
-  /** Flush when this many records are waiting; also the most records per `sendBatch`. */
+  /** Topic of records published without one (`scores.v1`). */
+  topic: string;
+  /** Most records per `sendBatch` and per replayed chunk. */
   batchSize: number;
-  /** Flush at least this often while records are waiting. */
-  lingerMs: number;
-  /** A send still unanswered after this long makes newer records spill to the journal. */
-  spillAfterMs: number;
-  /** Pause between attempts to reach Kafka again while spilling. */
+  /**
+   * A record Kafka has not acknowledged this long after `publish` is written to the journal too
+   * (group commit), so its request waits at most about this plus one fsync while Kafka is slow.
+   * Kafka usually answers first, and then the record never touches the disk.
+   */
+  journalAfterMs: number;
+  /** A send unanswered this long counts as Kafka gone: records go to the journal until it answers. */
+  stallMs: number;
+  /** Records waiting for Kafka beyond this also count as Kafka gone (bounds memory). */
+  maxQueued: number;
+  /** Pause between attempts to reach Kafka while spilling. */
   probeMs: number;
 }
 
@@ -19,50 +27,98 @@ export interface AuditCounters {
   sent: number;
   spilled: number;
   replayed: number;
+  /** Records the journal refused (full or failing disk). */
   dropped: number;
   journalBytes: number;
 }
 
-const DEFAULTS: AuditPublisherOptions = { batchSize: 500, lingerMs: 20, spillAfterMs: 250, probeMs: 1_000 };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const DEFAULTS: AuditPublisherOptions = {
+  topic: SCORES_TOPIC,
+  batchSize: 500,
+  journalAfterMs: 5,
+  stallMs: 1_000,
+  maxQueued: 20_000,
+  probeMs: 1_000,
+};
 
 /**
- * Streams audit records to Kafka without the request ever waiting: `publish` only appends to an
- * in-process buffer, flushed with one `sendBatch` by size or time (kafkajs has no linger of its
- * own). While Kafka is unreachable, or a send stalls, records spill to the fsynced local journal
- * instead of piling up in memory; a background loop reconnects and replays the journal, oldest
- * first, then returns to direct sends.
+ * The publisher's modes.
+ * - `spilling`: Kafka unreachable (also at start). Records go only to the journal; a probe
+ *   reconnects in the background.
+ * - `replaying`: connected. New records go to Kafka (raced by the journal); the segments spilled
+ *   before are sent in the gaps between live batches, oldest first, and deleted once acknowledged.
+ * - `direct`: journal empty. New records go to Kafka, raced by the journal.
+ * - `closing`: SIGTERM. Live sends finish within the deadline; whatever is left goes to the journal.
+ */
+export type PublisherState = 'spilling' | 'replaying' | 'direct' | 'closing';
+
+/** What moves the publisher between states; `transition` is the only place the state changes. */
+type PublisherEvent = 'connected' | 'drained' | 'kafka-failed' | 'close';
+
+const TRANSITIONS: Record<PublisherState, Partial<Record<PublisherEvent, PublisherState>>> = {
+  spilling: { connected: 'replaying', close: 'closing' },
+  replaying: { drained: 'direct', 'kafka-failed': 'spilling', close: 'closing' },
+  direct: { 'kafka-failed': 'spilling', close: 'closing' },
+  closing: {},
+};
+
+/** One published record until it is durable: acknowledged by Kafka or fsynced to the journal. */
+interface Pending {
+  entry: JournalEntry;
+  at: number;
+  durable: boolean;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  /** A journal segment that holds this record and is deleted once Kafka has all of its records. */
+  segment?: number;
+}
+
+export class AuditDurabilityError extends Error {}
+
+/**
+ * Delivers audit records to Kafka and makes each one durable before its request may answer:
+ * `publish` resolves once Kafka acknowledged the record or the node's journal fsynced it,
+ * whichever comes first. Both lanes are group commits: one `sendBatch` in flight, taking every
+ * record published while the previous one ran, and one journal append+fsync at a time, likewise.
+ * So a SIGKILL loses nothing a request was answered for, and no request waits for Kafka to be
+ * reachable: while it is down, or slower than `journalAfterMs`, the journal answers.
  *
- * Every record is acknowledged by Kafka or fsynced to the journal within about `spillAfterMs`
- * (+ at most two fsyncs) of `publish`: a send slower than that has its batch copied to the
- * journal too.
- * So a SIGKILL loses at most the records published in that last window (in steady state, the
- * last `lingerMs`), never more than one batch in flight plus the one being filled. SIGTERM
- * (`close`) sends them, or journals them when Kafka is down, and loses nothing.
+ * Segments written while Kafka was reachable are deleted once Kafka acknowledged all of their
+ * records; segments written while it was not are replayed when it returns. A crash may thus
+ * replay records Kafka already has: duplicates, which the sink's ReplacingMergeTree collapses.
  */
 export class AuditPublisher {
   private readonly kafka: Kafka;
   private readonly journal: AuditJournal;
   private readonly opts: AuditPublisherOptions;
   private readonly log: Logger;
-  private producer: Producer | undefined;
   private readonly partitioner = new StickyPartitioner();
-  /** False after a failed send: the producer is rebuilt before the next use. */
-  private healthy = false;
-  private mode: 'kafka' | 'spill' = 'spill';
-  private buffer: JournalEntry[] = [];
-  private inflight: Promise<void> | undefined;
-  /** The batch being sent, since when, and whether a copy already went to the journal. */
-  private sending: { batch: JournalEntry[]; since: number; journalled: boolean } | undefined;
-  private spills: Promise<void> = Promise.resolve();
-  /** Spilled records the journal has not taken yet. */
-  private unwritten: JournalEntry[] = [];
-  private recovering: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private closing = false;
-  /** Counters for logs and tests. */
-  readonly stats = { sent: 0, spilled: 0, replayed: 0, dropped: 0 };
+
+  private state: PublisherState = 'spilling';
+  /**
+   * Bumped whenever Kafka is given up on: work started in an older epoch (a send still hanging,
+   * a journal append queued before) must not change the accounting of the current one.
+   */
+  private epoch = 0;
+  private producer: Producer | undefined;
+  /** Records for the Kafka lane, oldest first. */
+  private toSend: Pending[] = [];
+  /** Records not yet durable that the journal lane has not taken, oldest first. */
+  private toJournal: Pending[] = [];
+  private unsettled = 0;
+  /** Segments written while Kafka was reachable, and how many of their records it has not acknowledged. */
+  private readonly liveSegments = new Map<number, number>();
+  /** Segments spilled while Kafka was away, still to replay; undefined until the journal is sealed. */
+  private replayQueue: number[] | undefined;
+  /** The two lanes: at most one Kafka job and one journal job at a time. */
+  private sending: { since: number; done: Promise<void> } | undefined;
+  private journalling: Promise<void> | undefined;
+  private kick: NodeJS.Immediate | undefined;
+  private dueTimer: NodeJS.Timeout | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  /** Counters for logs, metrics and tests. */
+  readonly stats = { sent: 0, journalled: 0, spilled: 0, replayed: 0, refused: 0 };
 
   constructor(kafka: Kafka, journal: AuditJournal, log: Logger, opts: Partial<AuditPublisherOptions> = {}) {
     this.kafka = kafka;
@@ -71,172 +127,330 @@ export class AuditPublisher {
     this.opts = { ...DEFAULTS, ...opts };
   }
 
-  /** Opens the journal and starts delivery; never fails because Kafka is down. */
+  /** Opens the journal and starts connecting in the background; never waits for Kafka. */
   async start(): Promise<void> {
     await this.journal.open();
-    this.timer = setInterval(() => this.flush(), this.opts.lingerMs);
-    this.timer.unref();
-    // Start in spill mode: the recovery loop connects, replays what a previous run journalled,
-    // and only then switches to direct sends, so old records go out before new ones.
-    this.enterSpill();
+    this.watchdog = setInterval(() => this.pump(), Math.max(10, this.opts.stallMs / 4));
+    this.watchdog.unref();
+    // Starts in `spilling`: the probe connects, replays what a previous run journalled, then
+    // switches to direct sends.
+    this.probe(0);
+  }
+
+  get mode(): PublisherState {
+    return this.state;
   }
 
   /** Delivery counters since start and the journal's size on disk, for metrics. */
   counters(): AuditCounters {
-    return { ...this.stats, journalBytes: this.journal.bytes };
+    const { sent, spilled, replayed, refused } = this.stats;
+    return { sent, spilled, replayed, dropped: refused, journalBytes: this.journal.bytes };
   }
 
-  /** Records waiting in memory. */
+  /** Records published and not yet durable. */
   get depth(): number {
-    return this.buffer.length;
-  }
-
-  /** Queues one serialized audit record (see serializeAuditRecord); never blocks, never throws. */
-  publish(scoreId: string, recordJson: string): void {
-    this.buffer.push({ key: scoreId, value: recordJson });
-    if (this.buffer.length >= this.opts.batchSize) this.flush();
-  }
-
-  private flush(): void {
-    const s = this.sending;
-    const stalled = s !== undefined && Date.now() - s.since > this.opts.spillAfterMs;
-    if (s && stalled && !s.journalled) {
-      // Bounds what a SIGKILL can take: a batch is on disk once its send is slow, whatever the
-      // send's outcome. Should the send still succeed, replay writes it twice: harmless downstream.
-      s.journalled = true;
-      this.spill(s.batch);
-      this.enterSpill();
-    }
-    if (this.buffer.length === 0) return;
-    if (this.mode === 'spill' || stalled || (s && this.buffer.length >= this.opts.batchSize)) {
-      this.spill(this.buffer.splice(0));
-      this.enterSpill();
-      return;
-    }
-    if (this.inflight) return;
-    this.inflight = this.sendBuffered().finally(() => {
-      this.inflight = undefined;
-    });
-  }
-
-  /** Sends full batches back to back, then the remainder; a failure journals the batch. */
-  private async sendBuffered(): Promise<void> {
-    do {
-      const sending = {
-        batch: this.buffer.splice(0, this.opts.batchSize),
-        since: Date.now(),
-        journalled: false,
-      };
-      this.sending = sending;
-      try {
-        await this.send(sending.batch);
-        this.stats.sent += sending.batch.length;
-      } catch (err) {
-        this.healthy = false;
-        this.log.warn(
-          { err: String(err), records: sending.batch.length },
-          'kafka send failed; spilling audit records',
-        );
-        if (!sending.journalled) this.spill(sending.batch);
-        this.enterSpill();
-        return;
-      } finally {
-        this.sending = undefined;
-      }
-    } while (this.buffer.length >= this.opts.batchSize && this.mode === 'kafka');
-  }
-
-  private async send(messages: JournalEntry[]): Promise<void> {
-    if (!this.producer) throw new Error('no kafka producer');
-    // gzip: a batch of JSON records shrinks several-fold, so kafkajs's pure-JS CRC32C (a visible
-    // share of the score path's CPU) runs over far fewer bytes, and zlib works off the event loop.
-    this.partitioner.advance();
-    await this.producer.sendBatch({
-      acks: -1,
-      compression: CompressionTypes.GZIP,
-      topicMessages: [{ topic: SCORES_TOPIC, messages }],
-    });
-  }
-
-  /** Queues records for the journal; `spills` resolves once everything queued so far is on disk. */
-  private spill(entries: JournalEntry[]): void {
-    this.stats.spilled += entries.length;
-    for (const e of entries) this.unwritten.push(e);
-    this.spills = this.spills.then(() => this.writeUnwritten());
+    return this.unsettled;
   }
 
   /**
-   * Group commit: one append (one fsync) takes every record queued while the previous one ran,
-   * so a disk slower than the 20 ms flush tick delays a record by at most two fsyncs instead of
-   * letting a queue of one-tick appends grow behind it.
+   * Takes one serialized record (see serializeAuditRecord) for `topic` (default: the
+   * constructor's). Resolves once it is durable; rejects only when neither Kafka nor the journal
+   * could take it (the journal full or failing, Kafka away).
    */
-  private async writeUnwritten(): Promise<void> {
-    if (this.unwritten.length === 0) return;
-    const entries = this.unwritten;
-    this.unwritten = [];
-    try {
-      const refused = await this.journal.append(entries);
-      if (refused > 0) {
-        this.stats.dropped += refused;
-        this.log.error({ dropped: refused }, 'audit journal full: records lost');
+  publish(key: string, value: string, topic?: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const entry: JournalEntry =
+        topic === undefined || topic === this.opts.topic ? { key, value } : { key, value, topic };
+      const p: Pending = { entry, at: performance.now(), durable: false, resolve, reject };
+      this.unsettled++;
+      this.toJournal.push(p);
+      if (this.live()) {
+        this.toSend.push(p);
+        if (this.toSend.length > this.opts.maxQueued)
+          this.transition('kafka-failed', 'too many records waiting');
       }
-    } catch (err) {
-      this.stats.dropped += entries.length;
-      this.log.error(
-        { err: String(err), dropped: entries.length },
-        'audit journal write failed: records lost',
-      );
-    }
-  }
-
-  private enterSpill(): void {
-    this.mode = 'spill';
-    this.recovering ??= this.recover().finally(() => {
-      this.recovering = undefined;
+      // Once per event-loop turn: records published in one turn share a send and an fsync.
+      this.kick ??= setImmediate(() => {
+        this.kick = undefined;
+        this.pump();
+      });
     });
   }
 
-  /** Reconnects (if needed) and replays the journal until it is empty, then resumes direct sends. */
-  private async recover(): Promise<void> {
-    let wait = 0;
-    while (!this.closing) {
-      if (wait > 0) await sleep(wait);
-      wait = this.opts.probeMs;
-      await this.inflight;
-      try {
-        if (!this.healthy) await this.reconnect();
-        // Journal writes queued so far must be on disk before replay reads the segments.
-        await this.spills;
-        await this.replayJournal();
-        this.mode = 'kafka';
-        // A spill queued just before the switch lands in a segment the replay did not see.
-        await this.spills;
-        if (await this.journal.hasPending()) await this.replayJournal();
-        return;
-      } catch (err) {
-        this.healthy = false;
-        this.mode = 'spill';
-        if (!this.closing)
-          this.log.warn({ err: String(err) }, 'kafka unreachable; audit records spill to journal');
+  /** Kafka is connected and takes new records (a closing publisher still finishes its sends). */
+  private live(): boolean {
+    return (
+      this.state === 'direct' ||
+      this.state === 'replaying' ||
+      (this.state === 'closing' && this.producer !== undefined)
+    );
+  }
+
+  /** The one place the state changes, with the entry action of each state. */
+  private transition(event: PublisherEvent, why: string): void {
+    const from = this.state;
+    const to = TRANSITIONS[from][event];
+    if (to === undefined) return;
+    this.state = to;
+    if (to === 'spilling') this.log.warn({ from, why }, 'kafka unreachable; audit records go to the journal');
+    else this.log.info({ from, to, why }, `audit publisher ${to}`);
+    switch (to) {
+      case 'spilling':
+        // Everything not acknowledged is the journal's now; segments written live are replayed
+        // whole when Kafka returns (records it already had become duplicates, collapsed downstream).
+        this.giveUpKafka();
+        this.probe(this.opts.probeMs);
+        break;
+      case 'replaying': {
+        // Sealed in the journal lane: segments up to here are replayed, later ones are live.
+        this.toSend = this.toJournal.filter((p) => !p.durable);
+        this.replayQueue = undefined;
+        const epoch = this.epoch;
+        this.journalJob(async () => {
+          const seqs = await this.journal.seal();
+          if (this.epoch === epoch && this.state === 'replaying') this.replayQueue = seqs;
+        });
+        break;
       }
+      case 'direct':
+        break;
+      case 'closing':
+        this.replayQueue = [];
+        clearTimeout(this.probeTimer);
+        break;
+    }
+    this.pump();
+  }
+
+  private giveUpKafka(): void {
+    this.epoch++;
+    this.toSend = [];
+    this.replayQueue = undefined;
+    this.liveSegments.clear();
+    this.sending = undefined;
+    const old = this.producer;
+    this.producer = undefined;
+    void old?.disconnect().catch(() => undefined);
+  }
+
+  /** Starts whatever work the lanes can take now. */
+  private pump(): void {
+    this.pumpKafka();
+    this.pumpJournal();
+  }
+
+  private pumpKafka(): void {
+    if (this.sending) {
+      if (this.state !== 'closing' && performance.now() - this.sending.since > this.opts.stallMs)
+        this.transition('kafka-failed', 'send unanswered');
+      return;
+    }
+    if (!this.live()) return;
+    if (this.toSend.length > 0) {
+      this.runSend(() => this.sendLive());
+    } else if (this.state === 'replaying' && this.replayQueue !== undefined) {
+      const seq = this.replayQueue[0];
+      if (seq === undefined) this.transition('drained', 'journal replayed');
+      else this.runSend(() => this.replaySegment(seq));
     }
   }
 
-  private async replayJournal(): Promise<void> {
-    const before = this.journal.bytes;
-    await this.journal.replay(async (batch) => {
-      if (this.closing) throw new Error('closing');
-      await this.send(batch);
-      this.stats.replayed += batch.length;
-    }, this.opts.batchSize);
-    if (before > 0) this.log.info({ replayed: this.stats.replayed }, 'audit journal replayed to kafka');
+  /** Runs one job in the Kafka lane; a failure in the current epoch sends the publisher to `spilling`. */
+  private runSend(job: () => Promise<void>): void {
+    const epoch = this.epoch;
+    const sending = {
+      since: performance.now(),
+      done: job().catch((err: unknown) => {
+        if (this.epoch === epoch && this.state !== 'closing') this.transition('kafka-failed', String(err));
+      }),
+    };
+    this.sending = sending;
+    void sending.done.finally(() => {
+      if (this.sending === sending) this.sending = undefined;
+      this.pump();
+    });
   }
 
-  /** A fresh producer after a failure: an idempotent producer's sequence state may be stale. */
-  private async reconnect(): Promise<void> {
-    const old = this.producer;
-    this.producer = undefined;
-    await old?.disconnect().catch(() => undefined);
+  /** One batch of new records: every record published while the previous send ran. */
+  private async sendLive(): Promise<void> {
+    const batch = this.toSend.splice(0, this.opts.batchSize);
+    await this.send(batch.map((p) => p.entry));
+    this.stats.sent += batch.length;
+    for (const p of batch) this.acknowledged(p);
+  }
+
+  /** One spilled segment, in chunks, with new records let out between chunks: a replay never holds requests back. */
+  private async replaySegment(seq: number): Promise<void> {
+    const entries = await this.journal.read(seq);
+    for (let i = 0; i < entries.length; i += this.opts.batchSize) {
+      if (this.state !== 'replaying') return;
+      const chunk = entries.slice(i, i + this.opts.batchSize);
+      await this.send(chunk);
+      this.stats.replayed += chunk.length;
+      if (this.toSend.length > 0) await this.sendLive();
+    }
+    if (this.state !== 'replaying') return;
+    await this.journal.remove(seq);
+    if (this.replayQueue?.[0] === seq) this.replayQueue.shift();
+    this.log.info({ segment: seq, records: entries.length }, 'audit journal segment replayed to kafka');
+  }
+
+  private async send(entries: JournalEntry[]): Promise<void> {
+    const producer = this.producer;
+    if (!producer) throw new Error('no kafka producer');
+    const byTopic = new Map<string, Message[]>();
+    for (const e of entries) {
+      const topic = e.topic ?? this.opts.topic;
+      let list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      list.push({ key: e.key, value: e.value });
+    }
+    this.partitioner.advance();
+    // gzip: a batch of JSON records shrinks several-fold, so kafkajs's pure-JS CRC32C (a visible
+    // share of the score path's CPU) runs over far fewer bytes, and zlib works off the event loop.
+    await producer.sendBatch({
+      acks: -1,
+      compression: CompressionTypes.GZIP,
+      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+    });
+  }
+
+  /** Kafka has the record: it is durable, and its live segment is one record closer to deletion. */
+  private acknowledged(p: Pending): void {
+    this.settle(p);
+    const seq = p.segment;
+    if (seq === undefined) return;
+    const left = this.liveSegments.get(seq);
+    if (left === undefined) return;
+    if (left > 1) this.liveSegments.set(seq, left - 1);
+    else {
+      this.liveSegments.delete(seq);
+      this.retire(seq);
+    }
+  }
+
+  /** Deletes a live segment once Kafka has all of it; checked in the journal lane, so no append races it. */
+  private retire(seq: number): void {
+    const epoch = this.epoch;
+    this.journalJob(async () => {
+      if (this.epoch === epoch && !this.liveSegments.has(seq)) await this.journal.remove(seq);
+    });
+  }
+
+  private settle(p: Pending): void {
+    if (p.durable) return;
+    p.durable = true;
+    this.unsettled--;
+    p.resolve();
+  }
+
+  /**
+   * Group commit: one append+fsync takes every record that is due. While Kafka is live a record
+   * is due once it went unacknowledged for `journalAfterMs`; otherwise at once.
+   */
+  private pumpJournal(): void {
+    if (this.journalling) return;
+    const q = this.toJournal;
+    while (q.length > 0 && q[0]!.durable) q.shift();
+    if (q.length === 0) return;
+    const live = this.live();
+    const dueBefore = live ? performance.now() - this.opts.journalAfterMs : Number.POSITIVE_INFINITY;
+    if (q[0]!.at > dueBefore) {
+      this.dueTimer ??= setTimeout(
+        () => {
+          this.dueTimer = undefined;
+          this.pump();
+        },
+        q[0]!.at - dueBefore + 1,
+      );
+      return;
+    }
+    let n = 0;
+    while (n < q.length && q[n]!.at <= dueBefore) n++;
+    const group = q.splice(0, n).filter((p) => !p.durable);
+    const tracked = live ? this.epoch : undefined;
+    this.journalJob(() => this.write(group, tracked));
+  }
+
+  /** One group commit; `trackedEpoch` set when Kafka is live, so the segment can go once it has all. */
+  private async write(group: Pending[], trackedEpoch: number | undefined): Promise<void> {
+    const todo = group.filter((p) => !p.durable);
+    if (todo.length === 0) return;
+    let written: { seq: number; refused: number };
+    try {
+      written = await this.journal.append(todo.map((p) => p.entry));
+    } catch (err) {
+      written = { seq: -1, refused: todo.length };
+      this.log.error({ err: String(err), records: todo.length }, 'audit journal write failed');
+    }
+    const kept = todo.length - written.refused;
+    this.stats.journalled += kept;
+    const tracked = trackedEpoch === this.epoch;
+    // Written while Kafka was away: these wait in the journal for replay.
+    if (!tracked) this.stats.spilled += kept;
+    for (let i = 0; i < todo.length; i++) {
+      const p = todo[i]!;
+      if (i >= kept) this.refused(p);
+      else {
+        // Kafka may have acknowledged it during the fsync: then the segment need not wait for it.
+        if (tracked && !p.durable) {
+          p.segment = written.seq;
+          this.liveSegments.set(written.seq, (this.liveSegments.get(written.seq) ?? 0) + 1);
+        }
+        this.settle(p);
+      }
+    }
+    if (tracked && kept > 0 && !this.liveSegments.has(written.seq)) await this.journal.remove(written.seq);
+  }
+
+  /** The journal refused a record: Kafka may still take it, else its request fails (never a lost 200). */
+  private refused(p: Pending): void {
+    if (p.durable) return;
+    this.stats.refused++;
+    if (this.live()) {
+      this.toJournal.push(p); // tried again; meanwhile Kafka may acknowledge it
+      return;
+    }
+    p.durable = true;
+    this.unsettled--;
+    p.reject(new AuditDurabilityError('audit record could not be made durable'));
+  }
+
+  /** Runs one job in the journal lane: appends, seals and deletions never overlap. */
+  private journalJob(job: () => Promise<void>): void {
+    const run: Promise<void> = (this.journalling ?? Promise.resolve()).then(job).catch((err: unknown) => {
+      this.log.error({ err: String(err) }, 'audit journal job failed');
+    });
+    this.journalling = run;
+    void run.finally(() => {
+      if (this.journalling === run) this.journalling = undefined;
+      this.pump();
+    });
+  }
+
+  /** Reconnects in the background until Kafka answers; requests never wait on it. */
+  private probe(afterMs: number): void {
+    clearTimeout(this.probeTimer);
+    this.probeTimer = setTimeout(async () => {
+      if (this.state !== 'spilling') return;
+      try {
+        const producer = await this.connect();
+        if (this.state !== 'spilling') {
+          await producer.disconnect().catch(() => undefined);
+          return;
+        }
+        this.producer = producer;
+        this.transition('connected', 'kafka reachable');
+      } catch (err) {
+        this.log.warn({ err: String(err) }, 'kafka still unreachable');
+        if (this.state === 'spilling') this.probe(this.opts.probeMs);
+      }
+    }, afterMs);
+    this.probeTimer.unref();
+  }
+
+  /** A fresh idempotent producer each time: after a failure its sequence state may be stale. */
+  private async connect(): Promise<Producer> {
     const producer = this.kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
@@ -249,43 +463,29 @@ export class AuditPublisher {
       await producer.disconnect().catch(() => undefined);
       throw err;
     }
-    this.producer = producer;
-    this.healthy = true;
+    return producer;
   }
 
   /**
-   * Delivers everything still in memory: to Kafka when it is reachable, else to the journal (the
-   * next start replays it). Stops replaying the journal; what remains there waits for next start.
+   * SIGTERM: live sends get until the deadline to be acknowledged; every record still not
+   * durable then goes to the journal (the next start with the same journal replays it).
    */
   async close(deadlineMs = 5_000): Promise<void> {
-    clearInterval(this.timer);
     const until = Date.now() + deadlineMs;
-    const deadline = () => sleep(Math.max(0, until - Date.now()));
-    await Promise.race([this.inflight, deadline()]);
-    while (
-      this.buffer.length > 0 &&
-      this.mode === 'kafka' &&
-      this.healthy &&
-      !this.inflight &&
-      Date.now() < until
-    ) {
-      this.inflight = this.sendBuffered().finally(() => {
-        this.inflight = undefined;
-      });
-      await Promise.race([this.inflight, deadline()]);
+    const remaining = () => new Promise((r) => setTimeout(r, Math.max(0, until - Date.now())));
+    this.transition('close', 'shutdown');
+    clearInterval(this.watchdog);
+    clearTimeout(this.dueTimer);
+    while (Date.now() < until && this.producer && (this.sending || this.toSend.length > 0)) {
+      this.pumpKafka();
+      if (!this.sending) break;
+      await Promise.race([this.sending.done, remaining()]);
     }
-    this.closing = true;
-    // A send still unanswered at the deadline may or may not land: journal it too (at most a duplicate).
-    if (this.sending && !this.sending.journalled) {
-      this.sending.journalled = true;
-      this.spill(this.sending.batch);
-    }
-    if (this.buffer.length > 0) this.spill(this.buffer.splice(0));
-    await this.spills;
-    // A reconnect attempt against a dead broker can take seconds; the journal is safe without it.
-    await Promise.race([this.recovering, deadline()]);
+    // What Kafka has not acknowledged by now goes to the journal at once.
+    this.giveUpKafka();
+    this.pumpJournal();
+    while (this.journalling && Date.now() < until) await Promise.race([this.journalling, remaining()]);
     await this.journal.close();
-    await this.producer?.disconnect().catch(() => undefined);
     this.log.info({ ...this.stats }, 'audit publisher closed');
   }
 }

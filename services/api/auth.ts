@@ -18,9 +18,16 @@ export interface AuthenticatorOptions {
   negativeMs: number;
   /** Most unknown keys remembered; guessed keys must not grow memory without bound. */
   maxNegative: number;
+  /** Told of every authenticated request (the Keys page's "last used"); must do no I/O. */
+  onUse: (principal: Principal) => void;
 }
 
-const DEFAULTS: AuthenticatorOptions = { freshMs: 10_000, negativeMs: 1_000, maxNegative: 10_000 };
+const DEFAULTS: AuthenticatorOptions = {
+  freshMs: 10_000,
+  negativeMs: 1_000,
+  maxNegative: 10_000,
+  onUse: () => {},
+};
 
 const unauthenticated = (message: string) =>
   new ApiError(401, { code: 'E_UNAUTHENTICATED', message }, { 'WWW-Authenticate': 'Bearer' });
@@ -202,6 +209,7 @@ export class Authenticator {
       if (!API_KEY_PATTERN.test(key)) return next(unauthenticated('malformed API key'));
       this.resolve(key).then((principal) => {
         if (!principal) return next(unauthenticated('unknown or revoked API key'));
+        this.opts.onUse(principal);
         res.locals.principal = principal;
         next();
       }, next);

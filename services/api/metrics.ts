@@ -49,7 +49,7 @@ function auditMetrics(read: () => AuditCounters, registers: Registry[]): void {
   );
   counter(
     'frs_audit_records_dropped_total',
-    'Audit records lost: the journal refused them (full or failing)',
+    'Audit records the journal refused (full or failing disk): their requests failed unless Kafka took them',
     (c) => c.dropped,
   );
   new Gauge({

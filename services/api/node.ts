@@ -31,10 +31,12 @@ import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
 import { HistoryLookups } from './history-lookups.ts';
 import { CallerBudget } from './http/caller-budget.ts';
+import { KeyUsage } from './key-usage.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { registerRedisMemory } from './redis-memory.ts';
 import { Scorer } from './scorer.ts';
+import { warmUpScorePath } from './warm-up.ts';
 import { VersionFollower } from './version-follower.ts';
 
 /**
@@ -94,12 +96,15 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       cfg.AUDIT_JOURNAL_DIR,
       (cfg.NODE_ID ?? `port-${cfg.PORT}`).replace(/[^\w.-]/g, '_'),
     );
+    // Small segments: a replayed segment is read and parsed in one go on the event loop, so its
+    // size bounds the pause a replay can add to requests: a 4 MiB segment took 6-55 ms on a loaded
+    // dev machine, so 64 MiB would stall requests for tenths of a second; 1 MiB is ~330 records.
     const audit = resources.add(
       'drain',
       'audit publisher',
       new AuditPublisher(
         kafka,
-        new AuditJournal({ dir: journalDir, segmentBytes: 64 << 20, maxBytes: 2 * 1024 ** 3 }),
+        new AuditJournal({ dir: journalDir, segmentBytes: 1 << 20, maxBytes: 2 * 1024 ** 3 }),
         log,
       ),
       (a) => a.close(),
@@ -132,7 +137,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       (s) => s.stop(),
     );
     // Not awaited: the node listens (and answers /livez) while loading; /readyz waits for it.
-    void snapshots.start();
+    const snapshotsLoaded = snapshots.start();
     const ledger = resources.add(
       'workers',
       'ledger breaker',
@@ -170,7 +175,12 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     });
     registerRedisMemory(metrics.registry, { durable: redisBg, explain: redisExplain });
 
-    const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log);
+    // Keys' last-used times, written at most once per KEY_USAGE_FLUSH_S off the request path.
+    const keyUsage = resources.add('drain', 'key usage', new KeyUsage(redisBg, log), (u) => u.stop());
+    keyUsage.start(cfg.KEY_USAGE_FLUSH_S * 1000);
+    const auth = new Authenticator({ store: new OrgStore(redis), replicaStore: new OrgStore(redisBg) }, log, {
+      onUse: (p) => keyUsage.touch(p.org.org_id, p.keyId),
+    });
     // Until the key replica is loaded the node is not ready: it could not tell keys apart if Redis
     // went down. Retried in the background so a node started during an outage becomes ready later.
     void (async () => {
@@ -184,6 +194,17 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         }
       }
     })();
+
+    const scorerDeps = { nodeId, snapshots, capabilities, ledger, versions: () => versions.current };
+    // No cold node in rotation: /readyz waits until the score path ran over the loaded snapshots.
+    let warmedUp = false;
+    void snapshotsLoaded
+      .then(() => warmUpScorePath(new Scorer({ ...scorerDeps, publish: async () => undefined })))
+      .then(
+        (w) => log.info(w, 'score path warmed up'),
+        (err: unknown) => log.warn({ err: String(err) }, 'score path warm-up failed'),
+      )
+      .finally(() => (warmedUp = true));
 
     const app = buildApp({
       log,
@@ -207,19 +228,15 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
             })
           : NO_CONTROLS,
       scorer: new Scorer({
-        nodeId,
+        ...scorerDeps,
         publish: (scoreId, recordJson, orgId) => {
-          audit.publish(scoreId, recordJson);
           explainCache.put(orgId, scoreId, recordJson);
+          return audit.publish(scoreId, recordJson);
         },
-        snapshots,
-        capabilities,
-        ledger,
-        versions: () => versions.current,
       }),
       history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
       recent: explainCache,
-      ready: () => auth.ready && snapshots.ready,
+      ready: () => auth.ready && snapshots.ready && warmedUp,
       capabilities: health,
       metrics,
       versions: () => versions.current,

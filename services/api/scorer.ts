@@ -16,8 +16,11 @@ import type { Admitted } from './score-admission.ts';
 
 export interface ScorerDeps {
   nodeId: string;
-  /** Takes the serialized audit record of each score; must not block (see AuditPublisher). */
-  publish: (scoreId: string, recordJson: string, orgId: string) => void;
+  /**
+   * Takes the serialized audit record of each score; resolves once the record is durable (see
+   * AuditPublisher), which the 200 waits for.
+   */
+  publish: (scoreId: string, recordJson: string, orgId: string) => Promise<void>;
   /** The node's capability snapshots; read once per request, so a swap lands between requests. */
   snapshots: SnapshotCache;
   /** The registry with this deployment's freshness limits. */
@@ -33,9 +36,15 @@ function evaluates(def: CapabilityDef, subject: Admitted['request']['subject']):
   return true;
 }
 
+/** A score's response body (serialized once, reused in the audit record) and its record's durability. */
+export interface Scored {
+  body: string;
+  /** Resolves once the audit record is durable; the 200 must not leave before. */
+  durable: Promise<void>;
+}
+
 /**
- * Scores a validated request from in-memory data only, hands the audit record to the publisher,
- * and returns the response body as JSON (serialized once, reused in the audit record).
+ * Scores a validated request from in-memory data only and hands the audit record to the publisher.
  */
 export class Scorer {
   private readonly deps: ScorerDeps;
@@ -88,7 +97,7 @@ export class Scorer {
     return { sources, degraded };
   }
 
-  score(admitted: Admitted, principal: Principal, startedAt: number, reputation?: Reputation): string {
+  score(admitted: Admitted, principal: Principal, startedAt: number, reputation?: Reputation): Scored {
     const { request: req, context, shadowVersion } = admitted;
     const { tier, entitlements } = principal.org;
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
@@ -145,8 +154,7 @@ export class Scorer {
       },
       body,
     );
-    this.deps.publish(scoreId, record, principal.org.org_id);
-    return body;
+    return { body, durable: this.deps.publish(scoreId, record, principal.org.org_id) };
   }
 }
 

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../clients/sql.ts';
 import { scoreIdTime } from '../ids.ts';
 
-/** Scores are kept 13 months from the month they were made. */
+/** Explain serves a score for 13 months after it was made; storage drops whole months later. */
 export const RETENTION_MONTHS = 13;
 
 export interface StoredScore {

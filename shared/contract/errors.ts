@@ -74,7 +74,7 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** Error body of the spec (2.6): every non-2xx answer of the API has this shape. */
+/** The error body (docs/contract.md "Validation and errors"): every non-2xx answer of the API has this shape. */
 export const ErrorItem = z
   .object({
     code: z

@@ -8,7 +8,7 @@ import './request.ts';
 import './response.ts';
 
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
-export const CONTRACT_VERSION = '1.1.0';
+export const CONTRACT_VERSION = '1.2.0';
 
 const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions'];
 const RESPONSE_SCHEMAS = [
@@ -75,9 +75,21 @@ const HEADERS = {
       enum: ['true'],
     },
   ),
+  'Idempotency-Status': header(
+    '`unavailable` when the request carried an Idempotency-Key while idempotency could not be checked ' +
+      '(Redis unreachable): it was scored and billed as new, so a retry may score again.',
+    { type: 'string', enum: ['unavailable'] },
+  ),
   'WWW-Authenticate': header('The scheme to authenticate with.', { type: 'string', enum: ['Bearer'] }),
   Allow: header('The methods the route accepts.', { type: 'string' }),
 };
+
+/** What every answer from the rate limiter onwards carries (not 401, 403, 422: decided before it). */
+const CONTROL_HEADERS: (keyof typeof HEADERS)[] = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-Credits-Remaining',
+];
 
 function errorExample(code: ErrorCode, field?: string) {
   return { errors: [{ code, message: ERROR_CODES[code].meaning, ...(field ? { field } : {}) }] };
@@ -113,6 +125,7 @@ const RESPONSES = {
   CreditsExhausted: errorResponse(
     'Credits for the period are used up beyond the overdraft grace. Not billed, not scored.',
     ['E_CREDITS_EXHAUSTED'],
+    CONTROL_HEADERS,
   ),
   EntitlementRequired: errorResponse(
     "An option the organisation's tier does not include. Not billed, not scored.",
@@ -128,7 +141,7 @@ const RESPONSES = {
   Conflict: errorResponse(
     'Idempotency conflict, or a retired score version. Not billed, not scored.',
     ['E_IDEMPOTENCY_MISMATCH', 'E_IDEMPOTENCY_IN_PROGRESS', 'E_SCORE_VERSION_RETIRED'],
-    ['Retry-After'],
+    ['Retry-After', ...CONTROL_HEADERS],
   ),
   PayloadTooLarge: errorResponse('The body is larger than 64 KiB.', ['E_PAYLOAD_TOO_LARGE']),
   UnsupportedMediaType: errorResponse('The body is not application/json.', ['E_UNSUPPORTED_MEDIA_TYPE']),
@@ -164,7 +177,7 @@ const RESPONSES = {
   RateLimited: errorResponse(
     "The organisation's per-second rate was exceeded in this second. Not billed, not scored.",
     ['E_RATE_LIMITED'],
-    ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'],
+    ['Retry-After', ...CONTROL_HEADERS],
   ),
   HistoryUnavailable: errorResponse(
     'Score history cannot answer now (unreachable, or too many lookups in flight).',
@@ -221,6 +234,7 @@ function document(): Record<string, unknown> {
       'X-RateLimit-Remaining',
       'X-Credits-Remaining',
       'Idempotent-Replayed',
+      'Idempotency-Status',
     ].map((n) => [n, h(n)]),
   );
   const reqId = { 'X-Request-Id': h('X-Request-Id') };
@@ -237,7 +251,7 @@ function document(): Record<string, unknown> {
         'an unknown route answers 404 `E_NOT_FOUND`. The registries of component keys, reason codes, benign ' +
         'exclusions and error codes are published at the document root as `x-component-keys`, `x-reason-codes`, ' +
         '`x-benign-exclusions` and `x-error-codes`.',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local stack (`npm start`)' }],
     security: [{ bearer: [] }],
@@ -360,6 +374,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('HealthResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
           },
         },
       },
@@ -376,6 +392,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
           },
         },
       },
@@ -392,6 +410,8 @@ function document(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
             '503': {
               description: 'Still loading the capability caches.',
               headers: reqId,
@@ -410,9 +430,20 @@ function document(): Record<string, unknown> {
             '200': {
               description: 'The OpenAPI 3.1 document of the deployed API.',
               headers: reqId,
-              content: { 'application/yaml': { schema: { type: 'string' } } },
+              // A YAML body parses to a mapping: `type: string` would fail any client that parses it.
+              content: {
+                'application/yaml': {
+                  schema: {
+                    type: 'object',
+                    additionalProperties: true,
+                    description: 'An OpenAPI 3.1 document.',
+                  },
+                },
+              },
             },
             '404': r('NotFound'),
+            // The per-address budget of refused requests applies to every route.
+            '429': r('RateLimited'),
             '405': r('MethodNotAllowed'),
           },
         },

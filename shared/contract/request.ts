@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { VERSION_DEFINITIONS } from '../scoring/weights.ts';
 import { storableText } from './storable-text.ts';
 
 /** E.164 shape: `+` then digits, no separators. A trunk zero is allowed here (it scores as unattested). */
@@ -39,6 +40,8 @@ export const Subject = z
       .optional()
       .meta({
         description: 'IPv4 or IPv6 literal. An IPv4-mapped IPv6 address is treated as its IPv4.',
+        // What the refine checks, said in the document: a generator reading it makes addresses.
+        anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }],
         examples: ['81.2.69.142'],
       }),
   })
@@ -117,7 +120,14 @@ export const ScoreOptions = z
       .meta({
         description:
           'Bureau tier only (403 otherwise). Also scores under this live version; the result is in `shadow`. ' +
-          'Unknown: 422; retired: 409.',
+          `Retired (409): ${
+            VERSION_DEFINITIONS.filter((v) => v.status === 'retired')
+              .map((v) => `\`${v.id}\``)
+              .join(', ') || 'none'
+          }. Any other value: 422.`,
+        // Documents which versions exist, so a value valid by the document is never refused as unknown.
+        // Validation stays a string check: an unknown id is answered with E_UNKNOWN_SCORE_VERSION.
+        enum: VERSION_DEFINITIONS.map((v) => v.id),
         examples: ['2026.08.0'],
       }),
   })

@@ -68,11 +68,26 @@ export function storableText(opts: StorableTextOptions) {
   const prose = opts.prose ?? false;
   let s = z.string().max(opts.max);
   if (opts.min !== undefined) s = s.min(opts.min);
-  return s.superRefine((value, ctx) => {
-    const reason = unstorableReason(value, prose);
-    if (reason) ctx.addIssue({ code: 'custom', message: reason, input: value, abort: true });
-  });
+  return s
+    .superRefine((value, ctx) => {
+      const reason = unstorableReason(value, prose);
+      if (reason) ctx.addIssue({ code: 'custom', message: reason, input: value, abort: true });
+    })
+    .meta({ pattern: prose ? PROSE_PATTERN : TEXT_PATTERN });
 }
+
+/**
+ * The rules above as a JSON Schema `pattern` for the OpenAPI document, so a client or fuzzer
+ * reading it makes only strings the API accepts. It covers every rule that a pattern can say
+ * the same way in ECMAScript (with the `u` flag) and in other engines: controls, the BMP
+ * noncharacters and, outside prose, the bidirectional controls. Lone surrogates (a surrogate
+ * range is read differently by engines with and without `u`, and Schemathesis drops it) and
+ * the noncharacters of the supplementary planes (U+1FFFE ...) are refused but not in it.
+ */
+const TEXT_PATTERN =
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\uFDD0-\\uFDEF\\uFFFE\\uFFFF\\u202A-\\u202E\\u2066-\\u2069]*$';
+const PROSE_PATTERN =
+  '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uFDD0-\\uFDEF\\uFFFE\\uFFFF]*$';
 
 /**
  * `value` with every character that breaks the rules above replaced by U+FFFD: the repair the DLQ

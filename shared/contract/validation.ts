@@ -37,7 +37,7 @@ export function capErrors(items: ErrorItem[]): ErrorItem[] {
 }
 
 /**
- * Turns every zod issue into one error item of the spec's shape, so a 422 lists all violations
+ * Turns every zod issue into one error item of the contract's shape (docs/contract.md "Validation and errors"), so a 422 lists all violations
  * in one pass. Unknown keys become one `E_UNKNOWN_FIELD` each, with the dotted path of the key.
  */
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): ErrorItem[] {

@@ -15,7 +15,14 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + out;
 }
 
-/** Only this digest of a key is ever stored. */
+/** Characters after the prefix kept in clear to tell keys apart: 4 of 32 leaves 28 (166 bits) secret. */
+export const KEY_HINT_CHARS = 4;
+
+export function keyHint(apiKey: string): string {
+  return apiKey.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + KEY_HINT_CHARS);
+}
+
+/** Only this digest of a key (and its hint) is ever stored. */
 export function keyDigest(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }

@@ -9,6 +9,8 @@ export const orgKeysKey = (orgId: string) => `frs:org:${orgId}:keys`;
 export const digestKey = (digest: string) => `frs:apikey:${digest}`;
 export const DIGEST_KEY_PATTERN = 'frs:apikey:*';
 export const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
+/** Sorted set of an organisation's key ids scored by last use (epoch ms); API nodes flush it. */
+export const keysLastUsedKey = (orgId: string) => `frs:org:${orgId}:keys:used`;
 
 /** Fixed one-second window of an organisation, named by the whole epoch second. */
 export const rateKey = (orgId: string, epochSecond: number) => `frs:rl:{${orgId}}:${epochSecond}`;

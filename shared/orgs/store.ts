@@ -4,7 +4,7 @@ import { Context } from '../contract/request.ts';
 import { storableText } from '../contract/storable-text.ts';
 import { TIERS, type Tier } from '../contract/response.ts';
 import { TIER_INCLUSION } from '../scoring/tiers.ts';
-import { generateApiKey, keyDigest, newId } from './keys.ts';
+import { generateApiKey, keyDigest, keyHint, newId } from './keys.ts';
 import {
   creditPeriod,
   creditsKey,
@@ -12,12 +12,13 @@ import {
   DIGEST_KEY_PATTERN,
   KEYS_REVOKED_CHANNEL,
   keyIdKey,
+  keysLastUsedKey,
   orgKey,
   orgKeysKey,
   ORGS_CHANGED_CHANNEL,
 } from './keyspace.ts';
 
-/** Default per-second rates by tier (decisions.md); an organisation may override its own. */
+/** Default per-second rates by tier (docs/contract.md "Limits and billing"); an organisation may override its own. */
 export const DEFAULT_RATE_RPS: Record<Tier, number> = { verify: 10, assess: 50, bureau: 200 };
 export const DEFAULT_MONTHLY_CREDITS = 100_000;
 export const DEFAULT_OVERDRAFT_RATIO = 0.05;
@@ -49,7 +50,7 @@ export const Org = z.object({
   rate_rps: z.coerce.number().int().positive(),
   credits: z.coerce.number().int().nonnegative(),
   overdraft: z.coerce.number().int().nonnegative(),
-  /** Items included for this organisation beyond its tier's defaults (decisions.md: configurable). */
+  /** Items included for this organisation beyond its tier's defaults (docs/contract.md "Tiers"). */
   entitlements: json(z.array(z.enum(ENTITLEMENT_ITEMS as [string, ...string[]])).default([])),
   /** Contexts saved for `context_id`, travelling with the organisation so scoring reads no Redis. */
   contexts: json(z.record(CONTEXT_ID, Context).default({})),
@@ -61,11 +62,22 @@ function orgHash(org: Org): Record<string, string | number> {
   return { ...org, entitlements: JSON.stringify(org.entitlements), contexts: JSON.stringify(org.contexts) };
 }
 
+/** A key's label: what the portal's Keys page shows next to it. Printable text, at most 64 chars. */
+export const KEY_LABEL = z
+  .string()
+  .trim()
+  .max(64, 'at most 64 characters')
+  .regex(/^[^\p{C}]*$/u, 'control and format characters are not allowed');
+
 export const KeyRecord = z.object({
   key_id: z.string(),
   org_id: z.string(),
   status: z.enum(['active', 'revoked']),
   created_at: z.string(),
+  /** Keys made before labels and hints existed have neither. */
+  label: z.string().default(''),
+  /** The first KEY_HINT_CHARS characters after the prefix, so staff can tell keys apart. */
+  hint: z.string().default(''),
 });
 export type KeyRecord = z.infer<typeof KeyRecord>;
 
@@ -159,7 +171,7 @@ export class OrgStore {
   }
 
   /** Creates a key for an existing organisation; the clear key is returned this once only. */
-  async createKey(orgId: string): Promise<{ key_id: string; api_key: string }> {
+  async createKey(orgId: string, label = ''): Promise<{ key_id: string; api_key: string }> {
     if (!(await this.getOrg(orgId))) throw new Error(`unknown organisation ${orgId}`);
     const apiKey = generateApiKey();
     const digest = keyDigest(apiKey);
@@ -168,6 +180,8 @@ export class OrgStore {
       org_id: orgId,
       status: 'active',
       created_at: new Date().toISOString(),
+      label: KEY_LABEL.parse(label),
+      hint: keyHint(apiKey),
     };
     await this.redis
       .multi()
@@ -187,6 +201,22 @@ export class OrgStore {
       const h = await this.redis.hgetall(digestKey(digest));
       if (Object.keys(h).length > 0) out.push(KeyRecord.parse(h));
     }
+    return out;
+  }
+
+  /** One key's record by its id, or null. */
+  async getKey(keyId: string): Promise<KeyRecord | null> {
+    const digest = await this.redis.get(keyIdKey(keyId));
+    if (!digest) return null;
+    const h = await this.redis.hgetall(digestKey(digest));
+    return Object.keys(h).length === 0 ? null : KeyRecord.parse(h);
+  }
+
+  /** When each key of an organisation last authenticated (epoch ms), as API nodes flush it. */
+  async keysLastUsed(orgId: string): Promise<Map<string, number>> {
+    const flat = await this.redis.zrange(keysLastUsedKey(orgId), '0', '-1', 'WITHSCORES');
+    const out = new Map<string, number>();
+    for (let i = 0; i < flat.length; i += 2) out.set(flat[i]!, Number(flat[i + 1]));
     return out;
   }
 

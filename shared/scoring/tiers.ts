@@ -35,7 +35,7 @@ export function lowestTierWith(item: string): Tier | undefined {
 
 /**
  * What a caller sees: its tier's inclusion plus the organisation's own entitlements (items of a
- * higher tier granted to it, decisions.md "configurable per organisation").
+ * higher tier granted to it; docs/contract.md "Tiers").
  */
 export function includedIn(tier: Tier, entitlements: readonly string[] = []): Set<string> {
   const out = new Set<string>(entitlements);

@@ -1,10 +1,11 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../shared/contract/errors.ts';
 import { componentSchemas } from '../../shared/contract/openapi.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
 
-/** decisions.md "Retrieval, contract, health" on /v1/openapi.yaml; spec sections 4, 7, 8 and 9. */
+/** docs/contract.md "Endpoints", "Validation and errors", "Limits and billing" and "Versioning", as served. */
 describe('GET /v1/openapi.yaml', () => {
   let h: Harness;
   let doc: OpenApiDoc;
@@ -24,6 +25,46 @@ describe('GET /v1/openapi.yaml', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect((await fetch(`${h.api.url}/v1/openapi.yaml`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('answers 405 with Allow, not 404, to a method a public route does not take', async () => {
+    // node:http, not fetch: fetch refuses to send TRACE.
+    const call = (method: string, path: string) =>
+      new Promise<{ status: number; allow: string | undefined; body: string }>((resolve, reject) => {
+        const req = request(`${h.api.url}${path}`, { method }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body }));
+        });
+        req.on('error', reject).end();
+      });
+    for (const path of ['/v1/health', '/livez', '/readyz', '/v1/openapi.yaml']) {
+      for (const method of ['TRACE', 'POST', 'DELETE']) {
+        const res = await call(method, path);
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.allow).toBe('GET');
+        expect((JSON.parse(res.body) as { errors: { code: string }[] }).errors[0]!.code).toBe(
+          'E_METHOD_NOT_ALLOWED',
+        );
+      }
+    }
+  });
+
+  it('lists every score version in the shadow_version enum, so a document-valid value is never unknown', async () => {
+    const options = doc.components.schemas.ScoreOptions as {
+      properties: { shadow_version: { enum: string[] } };
+    };
+    const health = (await (await fetch(`${h.api.url}/v1/health`)).json()) as {
+      score_versions: { id: string; status: string }[];
+    };
+    expect(options.properties.shadow_version.enum).toEqual(health.score_versions.map((v) => v.id));
+    for (const v of health.score_versions) {
+      const res = await h.callers.bureau.score({
+        subject: { phone_number: '+447911123456' },
+        options: { shadow_version: v.id },
+      });
+      expect(res.status, v.id).toBe(v.status === 'retired' ? 409 : 200);
+    }
   });
 
   it('serves exactly the schemas generated from the zod schemas that validate requests', () => {
@@ -50,6 +91,7 @@ describe('GET /v1/openapi.yaml', () => {
     );
     expect(Object.keys(op.responses['200']!.headers!).sort()).toEqual(
       [
+        'Idempotency-Status',
         'Idempotent-Replayed',
         'X-Credits-Remaining',
         'X-RateLimit-Limit',
@@ -59,7 +101,13 @@ describe('GET /v1/openapi.yaml', () => {
     );
     const rateLimited = doc.components.responses.RateLimited!;
     expect(Object.keys(rateLimited.headers!).sort()).toEqual(
-      ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Request-Id'].sort(),
+      [
+        'Retry-After',
+        'X-Credits-Remaining',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-Request-Id',
+      ].sort(),
     );
     expect(Object.keys(doc.components.responses.Unauthenticated!.headers!)).toContain('WWW-Authenticate');
     expect(Object.keys(doc.components.responses.Conflict!.headers!)).toContain('Retry-After');
@@ -72,7 +120,7 @@ describe('GET /v1/openapi.yaml', () => {
       }),
     ]);
     expect(Object.keys(doc.paths['/v1/explain/{score_id}']!.get!.responses)).toEqual(
-      expect.arrayContaining(['200', '401', '404']),
+      expect.arrayContaining(['200', '401', '404', '503']),
     );
   });
 

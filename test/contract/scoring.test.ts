@@ -18,7 +18,7 @@ import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
-/** Spec 2.2, 2.4, 2.5, sections 1 and 9, and decisions.md "Authentication and tiers" and "Scoring". */
+/** docs/contract.md "What a score is", "Tiers", "Scoring semantics" and "Versioning". */
 describe('POST /v1/score responses against the running API', () => {
   let h: Harness;
   beforeAll(async () => {

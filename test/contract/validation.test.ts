@@ -5,7 +5,7 @@ import { admin } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
-/** Spec 2.1 and 2.3, section 8's request limits, and decisions.md "Validation and errors". */
+/** docs/contract.md "Validation and errors" and the request limits of "Limits and billing". */
 describe('POST /v1/score validation against the running API', () => {
   let h: Harness;
   beforeAll(async () => {

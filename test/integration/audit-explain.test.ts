@@ -3,24 +3,31 @@ import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { explainKey } from '../../services/api/explain-cache.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
 import { AuditRecord } from '../../shared/audit/record.ts';
-import { ErrorBody } from '../../shared/contract/errors.ts';
-import { ExplainResponse, ScoreResponse } from '../../shared/contract/response.ts';
-import { clickhouse, explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { newScoreId } from '../../shared/ids.ts';
+import type { ScoreRequest, ScoringClient } from '../../client/index.ts';
+import { contractClients } from '../helpers/contract-client.ts';
+import { clickhouse, explainRedis, orgWithKey, redis } from '../helpers/fixtures.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 
 /** No sink runs here: ClickHouse gets a row only when the test writes it. */
 const DB = 'frs_explain_test';
 
+/**
+ * Score and explain go through the typed client generated from the document (client/), and every
+ * answer is checked against the document the node serves (test/helpers/contract-client.ts).
+ */
 describe('GET /v1/explain before and after the audit pipeline delivered the score', () => {
   const ch = clickhouse();
   const r = explainRedis();
   const durable = redis();
   let api: ApiNode;
+  let client: (apiKey: string) => ScoringClient;
 
   beforeAll(async () => {
     await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await migrate(ch, DB, () => undefined);
     api = await startApi({ CLICKHOUSE_DATABASE: DB });
+    client = await contractClients(api.url);
   });
 
   afterAll(async () => {
@@ -31,27 +38,28 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
     durable.disconnect();
   });
 
-  const explain = (id: string, key: string) =>
-    fetch(`${api.url}/v1/explain/${id}`, { headers: { authorization: `Bearer ${key}` } });
+  const explainWith = (c: ScoringClient, id: string) =>
+    c.GET('/v1/explain/{score_id}', { params: { path: { score_id: id } } });
+  const explain = (id: string, key: string) => explainWith(client(key), id);
 
   it('answers at once from the Redis copy, then from ClickHouse, and only to the owning org', async () => {
     const org = await orgWithKey('assess');
     const other = await orgWithKey('bureau');
-    const request = {
+    const request: ScoreRequest = {
       subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
       options: { explain: false },
       client_reference: 'explain-test',
     };
-    const res = await scoreCall(api.url, org.apiKey, request);
-    expect(res.status).toBe(200);
-    const body = ScoreResponse.parse(await res.json());
+    const res = await client(org.apiKey).POST('/v1/score', { body: request });
+    expect(res.response.status).toBe(200);
+    const body = res.data!;
     expect(body.components).toBeUndefined();
 
     // Immediately: nothing is in ClickHouse, the Redis copy answers.
-    const first = await waitFor('the explain copy', async () => {
-      const e = await explain(body.score_id, org.apiKey);
-      return e.status === 200 ? ExplainResponse.parse(await e.json()) : null;
-    });
+    const first = await waitFor(
+      'the explain copy',
+      async () => (await explain(body.score_id, org.apiKey)).data,
+    );
     expect(first.response).toEqual(body);
     expect(first.request).toEqual(request);
     expect(first.evidence.components.length).toBeGreaterThan(0);
@@ -67,8 +75,8 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
       ['sc_not-an-id', org.apiKey],
     ] as const) {
       const e = await explain(id, key);
-      expect(e.status).toBe(404);
-      expect(ErrorBody.parse(await e.json()).errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
+      expect(e.response.status).toBe(404);
+      expect(e.error!.errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
     }
 
     // The copy lives on the cache server, never on the durable one.
@@ -78,12 +86,12 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
     const record = AuditRecord.parse(JSON.parse((await r.get(explainKey(org.orgId, body.score_id)))!));
     expect(await r.ttl(explainKey(org.orgId, body.score_id))).toBeGreaterThan(14 * 60);
     await r.del(explainKey(org.orgId, body.score_id));
-    expect((await explain(body.score_id, org.apiKey)).status).toBe(404);
+    expect((await explain(body.score_id, org.apiKey)).response.status).toBe(404);
     await ch.insert({ table: `${DB}.scores`, values: [toRow(record)], format: 'JSONEachRow' });
     const later = await explain(body.score_id, org.apiKey);
-    expect(later.status).toBe(200);
-    expect(await later.json()).toEqual(first);
-    expect((await explain(body.score_id, other.apiKey)).status).toBe(404);
+    expect(later.response.status).toBe(200);
+    expect(later.data).toEqual(first);
+    expect((await explain(body.score_id, other.apiKey)).response.status).toBe(404);
   });
 
   it('scores with the explain cache server down, and explains from ClickHouse once delivered', async () => {
@@ -91,18 +99,16 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
     const noCache = await startApi({ CLICKHOUSE_DATABASE: DB, EXPLAIN_REDIS_URL: 'redis://127.0.0.1:6391' });
     try {
       const org = await orgWithKey('bureau');
+      const c = (await contractClients(noCache.url))(org.apiKey);
       const request = { subject: { phone_number: '+447400123456', ip_address: '81.2.69.160' } };
-      const res = await scoreCall(noCache.url, org.apiKey, request);
-      expect(res.status).toBe(200);
-      const body = ScoreResponse.parse(await res.json());
-      const get = () =>
-        fetch(`${noCache.url}/v1/explain/${body.score_id}`, {
-          headers: { authorization: `Bearer ${org.apiKey}` },
-        });
+      const res = await c.POST('/v1/score', { body: request });
+      expect(res.response.status).toBe(200);
+      const body = res.data!;
+      const get = () => explainWith(c, body.score_id);
       // Until the pipeline delivers it the score is not found, rather than an error.
       const before = await get();
-      expect(before.status).toBe(404);
-      expect(ErrorBody.parse(await before.json()).errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
+      expect(before.response.status).toBe(404);
+      expect(before.error!.errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
       const record = {
         v: 1 as const,
         score_id: body.score_id,
@@ -122,12 +128,31 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
         format: 'JSONEachRow',
       });
       const after = await get();
-      expect(after.status).toBe(200);
-      expect(ExplainResponse.parse(await after.json()).response).toEqual(body);
+      expect(after.response.status).toBe(200);
+      expect(after.data!.response).toEqual(body);
       const metrics = await (await fetch(`${noCache.url}/metrics`)).text();
       expect(metrics).toMatch(/^frs_explain_copies_skipped [1-9]/m);
     } finally {
       await noCache.stop();
+    }
+  });
+
+  it('answers 503 E_HISTORY_UNAVAILABLE, as documented, when ClickHouse cannot be read', async () => {
+    // Nothing listens on this port: a score past the fresh-score cache cannot be looked up.
+    const noHistory = await startApi({ CLICKHOUSE_URL: 'http://127.0.0.1:6392' });
+    try {
+      const org = await orgWithKey('assess');
+      const c = (await contractClients(noHistory.url))(org.apiKey);
+      // A well-formed id of now (an id of 1970 is past retention without asking ClickHouse).
+      const res = await explainWith(c, newScoreId());
+      expect(res.response.status).toBe(503);
+      expect(res.response.headers.get('retry-after')).toBe('5');
+      expect(res.error!.errors[0]!.code).toBe('E_HISTORY_UNAVAILABLE');
+      // Scoring is unaffected.
+      const scored = await c.POST('/v1/score', { body: { subject: { ip_address: '81.2.69.142' } } });
+      expect(scored.response.status).toBe(200);
+    } finally {
+      await noHistory.stop();
     }
   });
 });

@@ -15,18 +15,19 @@ import { steadyStream, type StreamResult } from '../helpers/stream.ts';
 const DB = 'frs_fault';
 const SINK_GROUP = 'frs-fault-sink';
 const RPS = 50;
-/** Scoring is in-memory; an audit outage must not push any request's time in the node near this. */
-const BUDGET_MS = 500;
+/**
+ * Scoring is in-memory; a request that waited on Kafka would take its 2 s connection timeout at
+ * least. 500 ms used to be the bound, but a two-core machine starting a JVM beside the test
+ * already pauses a node for up to 650 ms (measured), a stall no code change can remove.
+ */
+const BUDGET_MS = 1_500;
 /**
  * Seen from the test runner, which shares 2 vCPUs with a starting JVM: generous, yet a request
  * that waited on Kafka's or ClickHouse's timeouts (seconds) would still exceed it.
  */
 const CLIENT_BUDGET_MS = 2_000;
-/**
- * Records a SIGKILL may take with it: those not yet acknowledged by Kafka nor fsynced to the
- * journal, i.e. published in the last spillAfterMs (250) + one 20 ms tick + one fsync; with margin.
- */
-const KILL_WINDOW_MS = 500;
+/** Scores per second while a node is SIGKILLed: enough that records are always in flight. */
+const KILL_RPS = 150;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -123,7 +124,7 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
       const results = await stream.stop();
       expectServedWithinBudget(results);
       await expectExactlyOnce(org.orgId, accepted(results));
-      expect(api.output()).toContain('spilling audit records');
+      expect(api.output()).toContain('kafka unreachable; audit records go to the journal');
     } finally {
       await api.stop();
     }
@@ -178,31 +179,29 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
     }
   });
 
-  it(`SIGKILL loses at most the records of the last ${KILL_WINDOW_MS} ms (the unflushed batch)`, async () => {
+  it('SIGKILL under load loses nothing it answered: every 200 lands exactly once after restart', async () => {
     const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
     const root = journalRoot();
     const results: StreamResult[] = [];
-    const killedAt: number[] = [];
 
-    // Kafka up: the lost records are the batch not yet acknowledged by the broker.
+    // Kafka up: a 200 left only once Kafka acknowledged its record or the journal fsynced it.
     let api = await node(root);
-    let stream = steadyStream(() => api.url, org.apiKey, RPS);
+    let stream = steadyStream(() => api.url, org.apiKey, KILL_RPS);
     await sleep(2_000);
     await api.stop('SIGKILL');
-    killedAt.push(Date.now());
     results.push(...(await stream.stop()));
 
-    // Kafka down: the lost records are the batch not yet fsynced to the journal.
+    // Kafka down: every 200 was fsynced to the journal first.
     api = await node(root);
-    stream = steadyStream(() => api.url, org.apiKey, RPS);
+    stream = steadyStream(() => api.url, org.apiKey, KILL_RPS);
     await sleep(500);
     await stack.kafka('stop');
     await sleep(2_000);
     await api.stop('SIGKILL');
-    killedAt.push(Date.now());
     results.push(...(await stream.stop()));
     expect(segments(root).length).toBeGreaterThan(0);
 
+    // The same NODE_ID replays what the killed runs journalled.
     await stack.kafka('start');
     api = await node(root);
     try {
@@ -216,14 +215,15 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
         500,
       );
       const ids = accepted(results);
+      expect(ids.length).toBeGreaterThan(KILL_RPS);
       const rows = new Set(await stored(org.orgId));
-      const lost = results.filter((r) => r.status === 200 && !rows.has(r.scoreId!));
-      const ageAtKill = (r: StreamResult) => killedAt.find((k) => k >= r.doneAt)! - r.doneAt;
-      expect(lost.map(ageAtKill).filter((age) => age >= KILL_WINDOW_MS)).toEqual([]);
-      expect(lost.length).toBeLessThanOrEqual(Math.ceil((RPS * KILL_WINDOW_MS) / 1000) * 2);
-      expect(rows.size).toBe(ids.length - lost.length);
-      const { distinct, final } = await distinctAndFinal(org.orgId);
-      expect(final).toBe(distinct);
+      const lost = ids.filter((id) => !rows.has(id));
+      expect(lost).toEqual([]);
+      // A request cut off by the kill may have had its record made durable without its answer
+      // reaching the caller: stored, never answered. Nothing else may be there.
+      const cutOff = results.filter((r) => r.status !== 200).length;
+      expect(rows.size - ids.length).toBeLessThanOrEqual(cutOff);
+      expect(await distinctAndFinal(org.orgId)).toEqual({ distinct: rows.size, final: rows.size });
     } finally {
       await api.stop();
     }

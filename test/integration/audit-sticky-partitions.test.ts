@@ -19,7 +19,7 @@ describe('audit batches on scores.v1', () => {
     new AuditJournal({ dir, segmentBytes: 1 << 20, maxBytes: 16 << 20 }),
     createLogger('test', 'silent'),
     // A slow send must not also go to the journal: a re-sent copy would blur which batch went where.
-    { spillAfterMs: 60_000 },
+    { journalAfterMs: 60_000, stallMs: 60_000 },
   );
 
   afterAll(async () => {
@@ -34,7 +34,7 @@ describe('audit batches on scores.v1', () => {
     await publisher.start();
     // A publisher starts by replaying its journal, and records published meanwhile go that way;
     // a replayed batch is one send like any other.
-    publisher.publish('warm', record(0, 0));
+    void publisher.publish('warm', record(0, 0));
     await waitFor(
       'the publisher to reach Kafka',
       async () => publisher.stats.sent + publisher.stats.replayed === 1,
@@ -42,7 +42,7 @@ describe('audit batches on scores.v1', () => {
     );
     for (const batch of [1, 2]) {
       // Published within one turn of the event loop: one flush, one sendBatch.
-      for (let n = 0; n < 40; n++) publisher.publish(`${batch}-${n}`, record(batch, n));
+      for (let n = 0; n < 40; n++) void publisher.publish(`${batch}-${n}`, record(batch, n));
       await waitFor(
         `batch ${batch} sent`,
         async () => publisher.stats.sent + publisher.stats.replayed >= 1 + 40 * batch,
@@ -52,7 +52,7 @@ describe('audit batches on scores.v1', () => {
     const partitionsOf = (batch: number) =>
       new Set(placed.filter((p) => (p.record as { batch: number }).batch === batch).map((p) => p.partition));
     expect(placed).toHaveLength(81);
-    expect(publisher.stats.spilled).toBe(publisher.stats.replayed);
+    expect(publisher.stats.journalled).toBe(publisher.stats.replayed);
     expect(partitionsOf(1).size).toBe(1);
     expect(partitionsOf(2).size).toBe(1);
     expect([...partitionsOf(1)][0]).not.toBe([...partitionsOf(2)][0]);

@@ -1,7 +1,7 @@
 /**
  * Capability snapshots end to end on real Redis and BullMQ: a refresher and two API nodes share
  * a key prefix; the Tor exit feed is served by a local HTTP server the test changes, breaks and
- * takes down. decisions.md "Retrieval, contract, health"; issue 5 "Done when".
+ * takes down. docs/contract.md "Health"; README "Capabilities, degraded mode and health".
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';

@@ -29,6 +29,7 @@ const passwords = {
   FRS_REDIS_API_PASSWORD: randomBytes(16).toString('hex'),
   FRS_REDIS_REFRESHER_PASSWORD: randomBytes(16).toString('hex'),
   FRS_REDIS_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
+  FRS_REDIS_PORTAL_PASSWORD: randomBytes(16).toString('hex'),
 };
 
 describe('Redis ACL users of the compose deployment', () => {

@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBody } from '../../shared/contract/errors.ts';
-import { ExplainResponse, ScoreResponse } from '../../shared/contract/response.ts';
-import { admin, cfg, clickhouse, scoreCall } from '../helpers/fixtures.ts';
+import type { ScoringClient } from '../../client/index.ts';
+import { contractClients } from '../helpers/contract-client.ts';
+import { admin, cfg, clickhouse } from '../helpers/fixtures.ts';
 import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
 
 /** One request along the whole path: HTTP -> Kafka -> audit sink -> ClickHouse -> explain. */
 describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
   let api: ApiNode;
   let sink: Service;
+  /** The typed client generated from the document; every answer is checked against it. */
+  let client: (apiKey: string) => ScoringClient;
   const ch = clickhouse();
 
   beforeAll(async () => {
     sink = startSink();
     api = await startApi();
+    client = await contractClients(api.url);
   });
 
   afterAll(async () => {
@@ -27,13 +30,16 @@ describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
     const key = await admin('key', 'create', '--org', String(org.org_id));
     expect(key.api_key).toMatch(/^frs_live_[0-9A-Za-z]{32}$/);
 
-    const res = await scoreCall(api.url, String(key.api_key), {
-      subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
-      client_reference: 'walking-skeleton',
+    const caller = client(String(key.api_key));
+    const res = await caller.POST('/v1/score', {
+      body: {
+        subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
+        client_reference: 'walking-skeleton',
+      },
     });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('x-request-id')).toBeTruthy();
-    const body = ScoreResponse.parse(await res.json());
+    expect(res.response.status).toBe(200);
+    expect(res.response.headers.get('x-request-id')).toBeTruthy();
+    const body = res.data!;
     expect(body.tier).toBe('assess');
     expect(body.score_type).toBe('ranking');
     expect(body.client_reference).toBe('walking-skeleton');
@@ -55,24 +61,23 @@ describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
     expect(row.org_id).toBe(org.org_id);
     expect(Number(row.score)).toBe(body.score);
 
-    const explain = await fetch(`${api.url}/v1/explain/${body.score_id}`, {
-      headers: { authorization: `Bearer ${String(key.api_key)}` },
+    const explain = await caller.GET('/v1/explain/{score_id}', {
+      params: { path: { score_id: body.score_id } },
     });
-    expect(explain.status).toBe(200);
-    const ex = ExplainResponse.parse(await explain.json());
+    expect(explain.response.status).toBe(200);
+    const ex = explain.data!;
     expect(ex.score_id).toBe(body.score_id);
     expect(ex.response).toEqual(body);
     expect(ex.request.subject).toEqual({ phone_number: '+447911123456', ip_address: '81.2.69.142' });
   });
 
   it('refuses a missing or unknown key with 401 and the error shape', async () => {
-    const res = await scoreCall(api.url, 'frs_live_' + 'x'.repeat(32), {
-      subject: { ip_address: '1.1.1.1' },
+    const res = await client('frs_live_' + 'x'.repeat(32)).POST('/v1/score', {
+      body: { subject: { ip_address: '1.1.1.1' } },
     });
-    expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
-    const body = ErrorBody.parse(await res.json());
-    expect(body.errors[0]!.code).toBe('E_UNAUTHENTICATED');
+    expect(res.response.status).toBe(401);
+    expect(res.response.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.error!.errors[0]!.code).toBe('E_UNAUTHENTICATED');
   });
 
   it('the API node and the sink exit 0 on SIGTERM', async () => {

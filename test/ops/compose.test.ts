@@ -138,6 +138,7 @@ describe('docker-compose.yml', () => {
       refresher: { redis: 'frs-refresher', clickhouse: 'frs_refresher' },
       setup: { kafka: 'admin', clickhouse: 'frs_admin' },
       admin: { redis: 'frs-admin', kafka: 'admin' },
+      portal: { redis: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
     };
     for (const [name, expected] of Object.entries(users)) {
       const cfg = loadConfig(environmentOf(compose.services[name]!, values));

@@ -4,6 +4,7 @@
 #   frs-api   writes audit records to scores.v1
 #   frs-sink  reads scores.v1 in its consumer group (and reads the group's offsets for its lag
 #             metric), writes undecodable records to scores.v1.dlq
+#   frs-portal reads scores.v1 in its own group (live activity)
 # `admin` (a super user) creates topics and these ACLs.
 # KAFKA_ACLS names the kafka-acls command (the broker image's by default).
 set -eu
@@ -21,4 +22,6 @@ acl --allow-principal User:frs-sink --operation Read --operation Describe --topi
 acl --allow-principal User:frs-sink --operation Write --operation Describe --topic scores.v1.dlq
 acl --allow-principal User:frs-sink --operation IdempotentWrite --cluster
 acl --allow-principal User:frs-sink --operation Read --operation Describe --group "${AUDIT_SINK_GROUP:-frs-audit-sink}"
+acl --allow-principal User:frs-portal --operation Read --operation Describe --topic scores.v1
+acl --allow-principal User:frs-portal --operation Read --operation Describe --group "${PORTAL_GROUP:-frs-portal}"
 echo "kafka ACLs in place"

@@ -1,4 +1,4 @@
--- Admission of one scoring request: rate limit, credits, idempotency, in the order decisions.md
+-- Admission of one scoring request: rate limit, credits, idempotency, in the order docs/contract.md
 -- fixes, as one atomic step. Why a script and not a pipeline: the check and the reservation must
 -- be indivisible across every API node. With GET-then-INCR from two nodes, both could see the last
 -- free slot or credit and both take it; inside a script no other command runs in between, and it

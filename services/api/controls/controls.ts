@@ -21,7 +21,7 @@ import {
 } from './idempotency-entry.ts';
 import { LocalControls } from './local.ts';
 
-/** Idempotent 200s are kept this long (decisions.md). */
+/** Idempotent 200s are kept this long (docs/contract.md "Idempotency"). */
 export const IDEMPOTENCY_TTL_S = 24 * 3600;
 /** An entry still in progress after this long is taken to belong to a crashed request and is freed. */
 const IN_PROGRESS_TTL_S = 30;

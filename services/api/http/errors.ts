@@ -21,7 +21,7 @@ export function methodNotAllowed(allow: string[]): RequestHandler {
   };
 }
 
-/** Renders every error in the spec's Error shape; anything unexpected is a logged 500. */
+/** Renders every error in the contract's Error shape; anything unexpected is a logged 500. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let apiErr: ApiError;

@@ -4,6 +4,7 @@ import { readBandRates } from '../../../shared/scoring/version-files.ts';
 import { AS_RELEASED, type VersionState } from '../../../shared/scoring/version-state.ts';
 import { SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
+import { methodNotAllowed } from '../http/errors.ts';
 import { metricsAccess } from '../http/metrics-access.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
@@ -44,6 +45,9 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
   router.get('/metrics', metricsAccess(deps.metricsToken), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+  // Registered after the GETs: any other method (TRACE, POST, ...) is a 405 with `Allow`, not a 404.
+  // Not /metrics: to a caller it does not exist (metricsAccess), whatever the method.
+  router.all(['/livez', '/readyz', '/v1/health'], methodNotAllowed(['GET']));
   return router;
 }
 

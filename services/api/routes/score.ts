@@ -34,15 +34,16 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
         res.send(admission.body);
         return;
       }
-      let body: string;
       try {
-        body = deps.scorer.score(admitted, principal, startedAt, await reputation);
+        const { body, durable } = deps.scorer.score(admitted, principal, startedAt, await reputation);
+        // Never a 200 whose audit record a crash could lose: Kafka acknowledged it or the journal
+        // fsynced it (usually a few ms, in parallel with storing the idempotent answer).
+        await Promise.all([durable, admission.commit(body)]);
+        res.send(body);
       } catch (err) {
         await admission.release();
         throw err;
       }
-      await admission.commit(body);
-      res.send(body);
     })
     .all(methodNotAllowed(['POST']));
   return router;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Schemathesis (the OpenAPI fuzzer the contract test runs) in a project-local virtualenv.
+#   schemathesis.sh install   create .tools/schemathesis and pip-install the pinned version
+#                             from PyPI (first run only)
+#   schemathesis.sh path      print the path of the `schemathesis` executable (installs first)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VERSION="${FRS_SCHEMATHESIS_VERSION:-4.32.5}"
+VENV="$ROOT/.tools/schemathesis"
+BIN="$VENV/bin/schemathesis"
+
+# Asks the venv's own metadata; `pip show | grep -q` would break pip's pipe under pipefail.
+installed() {
+  [[ -x $BIN ]] && [[ $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null) == "$VERSION" ]]
+}
+
+install() {
+  installed && return 0
+  command -v python3 >/dev/null || apt_install python3
+  log "installing schemathesis $VERSION into $VENV (first run only)"
+  rm -rf "$VENV"
+  # Debian's python3 makes venvs with pip only once python3-venv is installed (its stub
+  # ensurepip imports fine, so try the venv itself).
+  if ! python3 -m venv "$VENV" >/dev/null 2>&1; then
+    rm -rf "$VENV"
+    apt_install python3-venv
+    python3 -m venv "$VENV"
+  fi
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$VERSION" >&2
+  installed || die "schemathesis $VERSION did not install"
+}
+
+case "${1:-install}" in
+  install) install ;;
+  path) install && echo "$BIN" ;;
+  *) die "usage: schemathesis.sh install|path" ;;
+esac

@@ -1,0 +1,107 @@
+/**
+ * Same-run A/B of two checkouts' API nodes: one node of each on the same stack, k6 at a constant
+ * rate against one then the other, rounds alternating, medians reported. For measuring what one
+ * change costs on a machine whose noise swamps run-to-run comparisons.
+ *
+ *   git archive <commit> | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/
+ *   node loadtest/ab-bench.ts /tmp/before            (RATE=100 ROUNDS=5 DURATION=10s)
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedis } from '../shared/clients/redis.ts';
+import { loadConfig } from '../shared/config.ts';
+import { OrgStore } from '../shared/orgs/store.ts';
+import { freePort } from '../test/helpers/processes.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const before = process.argv[2];
+if (!before || !existsSync(join(before, 'services/api/main.ts'))) {
+  console.error('usage: node loadtest/ab-bench.ts <checkout of the code before>');
+  process.exit(2);
+}
+const RATE = process.env.RATE ?? '100';
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const DURATION = process.env.DURATION ?? '10s';
+
+const cfg = loadConfig();
+const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-ab-bench' });
+const store = new OrgStore(redis);
+const org = await store.createOrg({ name: 'ab', tier: 'bureau', rateRps: 1_000_000, credits: 1_000_000_000 });
+const apiKey = (await store.createKey(org.org_id)).api_key;
+redis.disconnect();
+const subjects = join(ROOT, 'loadtest/results/subjects.json');
+if (!existsSync(subjects)) execFileSync(process.execPath, [join(ROOT, 'loadtest/subjects.ts')]);
+
+const targets = [
+  { name: 'before', root: before, port: await freePort() },
+  { name: 'after', root: ROOT, port: await freePort() },
+];
+const nodes = targets.map((t) =>
+  spawn(process.execPath, [join(t.root, 'services/api/main.ts')], {
+    cwd: t.root,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORT: String(t.port),
+      NODE_ID: `ab-${t.name}`,
+      AUDIT_JOURNAL_DIR: join(tmpdir(), 'frs-ab-journal'),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  }),
+);
+for (const t of targets) {
+  for (let i = 0; i < 900; i++) {
+    const ok = await fetch(`http://127.0.0.1:${t.port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+const k6 = execFileSync('bash', [join(ROOT, 'infra/local/k6.sh')], { encoding: 'utf8' }).trim();
+function run(port: number, duration: string) {
+  const out = join(tmpdir(), `frs-ab-${process.pid}.json`);
+  spawnSync(k6, ['run', '--quiet', '--summary-export', out, join(ROOT, 'k6/bench.js')], {
+    env: {
+      ...process.env,
+      K6_NO_USAGE_REPORT: 'true',
+      KIND: 'score',
+      MODE: 'rate',
+      RATE,
+      DURATION: duration,
+      BASE_URLS: `http://127.0.0.1:${port}`,
+      API_KEY: apiKey,
+      SUBJECTS_FILE: subjects,
+    },
+  });
+  const m = JSON.parse(readFileSync(out, 'utf8')).metrics;
+  rmSync(out);
+  return {
+    p50: m.http_req_duration.med as number,
+    p99: m.http_req_duration['p(99)'] as number,
+    failed: m.http_req_failed?.value ?? 0,
+  };
+}
+for (const t of targets) run(t.port, '5s'); // unmeasured warm-up
+const rounds: Record<string, { p50: number; p99: number; failed: number }[]> = { before: [], after: [] };
+for (let r = 1; r <= ROUNDS; r++) {
+  for (const t of targets) {
+    const s = run(t.port, DURATION);
+    rounds[t.name]!.push(s);
+    console.error(
+      `[ab] round ${r} ${t.name}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, failed ${s.failed}`,
+    );
+  }
+}
+for (const n of nodes) n.kill('SIGTERM');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [name, xs] of Object.entries(rounds)) {
+  const failed = Math.max(...xs.map((x) => x.failed));
+  console.log(
+    `${name}: median p50 ${median(xs.map((x) => x.p50)).toFixed(2)} ms, median p99 ${median(xs.map((x) => x.p99)).toFixed(2)} ms` +
+      (failed > 0 ? ` — REFUSED: ${(failed * 100).toFixed(2)} % failed requests` : ''),
+  );
+}

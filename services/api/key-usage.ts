@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../shared/logger.ts';
+import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
+
+/**
+ * "Last used" of each API key for the portal's Keys page, kept off the request path: a request
+ * only records the time in memory; a timer writes every key touched since the last flush in one
+ * pipeline, so each key costs Redis at most one write per interval whatever its traffic.
+ * `ZADD GT` keeps the latest time when several nodes flush the same key in any order.
+ */
+export class KeyUsage {
+  private readonly redis: Redis;
+  private readonly log: Logger;
+  private pending = new Map<string, { orgId: string; at: number }>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(redis: Redis, log: Logger) {
+    this.redis = redis;
+    this.log = log;
+  }
+
+  /** On every authenticated request: one Map write, no I/O. */
+  touch(orgId: string, keyId: string, at = Date.now()): void {
+    this.pending.set(keyId, { orgId, at });
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    const tx = this.redis.pipeline();
+    for (const [keyId, { orgId, at }] of batch) tx.zadd(keysLastUsedKey(orgId), 'GT', at, keyId);
+    try {
+      await tx.exec();
+    } catch (err) {
+      // Redis unreachable: keep the times (newer touches win) and try again at the next tick.
+      for (const [keyId, v] of batch) if (!this.pending.has(keyId)) this.pending.set(keyId, v);
+      this.log.warn({ err: String(err) }, 'key last-used times not written; will retry');
+    }
+  }
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and writes what is pending. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Server-side HTML with escaping by default: every value interpolated into `html` is escaped
+ * unless it is itself the output of `html` (or `raw`, used only for trusted constant markup).
+ */
+export class SafeHtml {
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!);
+}
+
+function render(v: unknown): string {
+  if (v instanceof SafeHtml) return v.value;
+  if (Array.isArray(v)) return v.map(render).join('');
+  if (v === null || v === undefined || v === false) return '';
+  return escapeHtml(String(v));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
+  return new SafeHtml(out);
+}

@@ -1,0 +1,13 @@
+/** Entry point of the portal: its own settings checked first, then `createPortal` does the rest. */
+import { runService } from '../../shared/run-service.ts';
+import { loadPortalConfig, type PortalConfig } from './config.ts';
+import { createPortal, PORTAL_STOP_DEADLINE_MS } from './portal.ts';
+
+let cfg: PortalConfig;
+try {
+  cfg = loadPortalConfig();
+} catch (err) {
+  console.error(`portal: ${(err as Error).message}`);
+  process.exit(2);
+}
+runService('portal', PORTAL_STOP_DEADLINE_MS, (_shared, log) => createPortal(cfg, log));

@@ -1,0 +1,115 @@
+/**
+ * The portal built from config: clients, stores, the score-stream consumer and the HTTP app,
+ * each registered in one `Resources` so stop closes everything once, in order, within
+ * PORTAL_STOP_DEADLINE_MS. `main.ts` only wires signals to `start` and `stop`.
+ */
+import { once } from 'node:events';
+import { ScoreHistory } from '../../shared/audit/history.ts';
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { Resources, type Service } from '../../shared/lifecycle.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { UserStore } from '../../shared/portal/users.ts';
+import { ExplainCache } from '../api/explain-cache.ts';
+import { HistoryLookups } from '../api/history-lookups.ts';
+import { ActivityFeed, ActivityStore } from './activity.ts';
+import { buildPortalApp } from './app.ts';
+import type { PortalConfig } from './config.ts';
+import { SessionStore } from './sessions.ts';
+import { SigninLimit } from './signin-limit.ts';
+
+/** Pages answer quickly; the consumer leaves its group; nothing is buffered. */
+export const PORTAL_STOP_DEADLINE_MS = 10_000;
+
+export function createPortal(cfg: PortalConfig, log: Logger): Service {
+  const resources = new Resources();
+  let stopping = false;
+
+  return {
+    async start() {
+      const redis = resources.add(
+        'clients',
+        'redis',
+        createRedis(cfg.REDIS_URL, { connectionName: 'frs-portal' }),
+        (r) => r.disconnect(),
+      );
+      // The explain copies, read exactly as the API reads them.
+      const redisExplain = resources.add(
+        'clients',
+        'redis explain',
+        createRedis(cfg.EXPLAIN_REDIS_URL, { connectionName: 'frs-portal-explain', failFast: true }),
+        (r) => r.disconnect(),
+      );
+      const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) =>
+        c.close(),
+      );
+      const feed = resources.add(
+        'workers',
+        'activity consumer',
+        new ActivityFeed({
+          kafka: createKafka(cfg.KAFKA_BROKERS, 'frs-portal', kafkaSecurity(cfg)),
+          groupId: cfg.PORTAL_GROUP,
+          redis,
+          log,
+        }),
+        (f) => f.stop(),
+      );
+      const orgs = new OrgStore(redis);
+      const lookups = new HistoryLookups(
+        cfg.EXPLAIN_LOOKUPS_MAX,
+        Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
+      );
+      const app = buildPortalApp({
+        log,
+        users: new UserStore(redis),
+        sessions: new SessionStore(redis, cfg.PORTAL_SESSION_IDLE_S),
+        limit: new SigninLimit(redis, {
+          maxPerEmail: cfg.PORTAL_SIGNIN_MAX_PER_EMAIL,
+          maxPerIp: cfg.PORTAL_SIGNIN_MAX_PER_IP,
+          windowS: cfg.PORTAL_SIGNIN_WINDOW_S,
+        }),
+        orgs,
+        activity: new ActivityStore(redis),
+        explain: {
+          recent: new ExplainCache(redisExplain, log),
+          history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+          // The API's bound on ClickHouse lookups, per portal process: ClickHouse serves the sink too.
+          acquire: (org) => lookups.acquire(org),
+        },
+        live: () => feed.ready,
+        ready: () => feed.ready && redis.status === 'ready',
+        trustProxy: cfg.PORTAL_TRUST_PROXY,
+      });
+      const server = resources.add(
+        'intake',
+        'http server',
+        app.listen(cfg.PORTAL_PORT, cfg.PORTAL_HOST),
+        (s) => {
+          const closed = once(s, 'close');
+          s.close();
+          s.closeAllConnections();
+          return closed;
+        },
+      );
+      await once(server, 'listening');
+      log.info({ port: cfg.PORTAL_PORT }, 'portal listening');
+      // Kafka may be down at boot: the pages work meanwhile and the feed joins once it is back.
+      void (async () => {
+        while (!stopping) {
+          try {
+            return await feed.start();
+          } catch (err) {
+            log.warn({ err: String(err) }, 'activity feed not connected yet; retrying');
+            await new Promise((r) => setTimeout(r, 2_000));
+          }
+        }
+      })();
+    },
+    stop() {
+      stopping = true;
+      return resources.closeAll(log, Date.now() + PORTAL_STOP_DEADLINE_MS);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { Router, type Request, type Response } from 'express';
+import {
+  findExplanation,
+  HistoryUnavailableError,
+  type ExplainSources,
+} from '../../../shared/audit/explain.ts';
+import { BANDS } from '../../../shared/contract/response.ts';
+import type { OrgStore } from '../../../shared/orgs/store.ts';
+import type { ActivityStore } from '../activity.ts';
+import {
+  activityPage,
+  activityRows,
+  explainPage,
+  usagePanel,
+  type ActivityFilter,
+  type Usage,
+} from '../views/activity.ts';
+import { messagePage } from '../views/layout.ts';
+import { sessionOf } from './guard.ts';
+
+export interface ActivityRouteDeps {
+  orgs: OrgStore;
+  activity: ActivityStore;
+  /** The same lookup as GET /v1/explain: the Redis copy, then ClickHouse history. */
+  explain: ExplainSources;
+  /** Whether the score-stream consumer is connected. */
+  live: () => boolean;
+}
+
+function filterOf(req: Request): ActivityFilter {
+  const band = typeof req.query.band === 'string' ? req.query.band : '';
+  return {
+    band: (BANDS as readonly string[]).includes(band) ? band : undefined,
+    reveal: req.query.reveal === '1',
+  };
+}
+
+/** The Activity page, its live refresh, and the explain view of one score. */
+export function activityRoutes(deps: ActivityRouteDeps): Router {
+  const router = Router();
+
+  async function usage(orgId: string): Promise<Usage | null> {
+    const org = await deps.orgs.getOrg(orgId);
+    if (!org) return null;
+    const [today, credits] = await Promise.all([deps.activity.today(orgId), deps.orgs.creditsUsed(orgId)]);
+    return { org, today, credits };
+  }
+
+  const gone = (res: Response) =>
+    res
+      .status(404)
+      .type('html')
+      .send(messagePage('Organisation not found', 'Your organisation no longer exists.').value);
+
+  router.get('/', (_req, res) => res.redirect(303, '/activity'));
+
+  router.get('/activity', async (req, res) => {
+    const session = sessionOf(res);
+    const f = filterOf(req);
+    const [scores, u] = await Promise.all([
+      deps.activity.recent(session.org_id, f.band),
+      usage(session.org_id),
+    ]);
+    if (!u) return gone(res);
+    res.type('html').send(activityPage(session, scores, u, f, deps.live()).value);
+  });
+
+  /** What the page's script polls twice a second: the rows and the usage panel, as HTML. */
+  router.get('/activity/live', async (req, res) => {
+    const session = sessionOf(res);
+    const f = filterOf(req);
+    const [scores, u] = await Promise.all([
+      deps.activity.recent(session.org_id, f.band),
+      usage(session.org_id),
+    ]);
+    if (!u) return gone(res);
+    res.json({ rows: activityRows(scores, f).value, usage: usagePanel(u).value });
+  });
+
+  router.get('/scores/:scoreId', async (req, res) => {
+    const session = sessionOf(res);
+    try {
+      const found = await findExplanation(deps.explain, session.org_id, String(req.params.scoreId));
+      if (!found)
+        return res
+          .status(404)
+          .type('html')
+          .send(
+            messagePage(
+              'Score not found',
+              'Your organisation has no such score (or it is past retention).',
+              session,
+            ).value,
+          );
+      res.type('html').send(explainPage(session, found, req.query.reveal === '1').value);
+    } catch (err) {
+      if (!(err instanceof HistoryUnavailableError)) throw err;
+      res
+        .status(503)
+        .set('Retry-After', '5')
+        .type('html')
+        .send(
+          messagePage(
+            'History unavailable',
+            'Score history is unavailable right now; retry shortly.',
+            session,
+          ).value,
+        );
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { passwordProblem, PASSWORD_MAX } from '../../../shared/portal/password.ts';
+import type { UserStore } from '../../../shared/portal/users.ts';
+import type { SigninLimit } from '../signin-limit.ts';
+import {
+  FORM_COOKIE,
+  readCookie,
+  sameToken,
+  SESSION_COOKIE,
+  setCookie,
+  type SessionStore,
+} from '../sessions.ts';
+import { setupPage, signinPage } from '../views/auth.ts';
+import { messagePage } from '../views/layout.ts';
+import { field } from './guard.ts';
+
+export interface AuthRouteDeps {
+  users: UserStore;
+  sessions: SessionStore;
+  limit: SigninLimit;
+}
+
+/**
+ * Forms shown before a session exists use a double-submit token: a random HttpOnly, SameSite
+ * cookie whose value the form must echo. Another site can neither read nor set it.
+ */
+function formToken(req: Request, res: Response): string {
+  const existing = readCookie(req, FORM_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const token = randomBytes(32).toString('base64url');
+  setCookie(req, res, FORM_COOKIE, token);
+  return token;
+}
+
+const formTokenOk = (req: Request) => sameToken(field(req, '_csrf'), readCookie(req, FORM_COOKIE));
+
+function send(res: Response, status: number, page: { value: string }) {
+  res.status(status).type('html').send(page.value);
+}
+
+async function startSession(
+  deps: AuthRouteDeps,
+  req: Request,
+  res: Response,
+  user: Parameters<SessionStore['create']>[0],
+) {
+  // A fresh id at every sign-in: an id planted before sign-in never becomes a session.
+  await deps.sessions.destroy(readCookie(req, SESSION_COOKIE));
+  const { sid } = await deps.sessions.create(user);
+  setCookie(req, res, SESSION_COOKIE, sid, deps.sessions.idleS * 1000);
+  res.redirect(303, '/activity');
+}
+
+export function authRoutes(deps: AuthRouteDeps): Router {
+  const router = Router();
+
+  router.get('/signin', (req, res) => send(res, 200, signinPage(formToken(req, res))));
+
+  router.post('/signin', async (req, res) => {
+    const csrf = formToken(req, res);
+    if (!formTokenOk(req)) return send(res, 403, signinPage(csrf, { error: 'The form expired; try again.' }));
+    const email = field(req, 'email', 254) ?? '';
+    const password = field(req, 'password', PASSWORD_MAX) ?? '';
+    const ip = req.ip ?? 'unknown';
+    const wait = await deps.limit.blockedFor(email, ip);
+    if (wait > 0) {
+      res.set('Retry-After', String(wait));
+      const minutes = Math.ceil(wait / 60);
+      return send(
+        res,
+        429,
+        signinPage(csrf, { email, error: `Too many failed sign-ins. Try again in ${minutes} min.` }),
+      );
+    }
+    const user = await deps.users.verify(email, password);
+    if (!user) {
+      await deps.limit.failed(email, ip);
+      return send(res, 401, signinPage(csrf, { email, error: 'Wrong email or password.' }));
+    }
+    await startSession(deps, req, res, user);
+  });
+
+  const badLink = (res: Response) =>
+    send(
+      res,
+      404,
+      messagePage(
+        'Setup link not valid',
+        'This setup link is unknown, used or expired (links last 24 hours). Ask an operator for a new one.',
+      ),
+    );
+
+  router.get('/setup', async (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const user = token.length <= 100 ? await deps.users.peekSetupToken(token) : null;
+    if (!user) return badLink(res);
+    send(res, 200, setupPage(formToken(req, res), token, user.email));
+  });
+
+  router.post('/setup', async (req, res) => {
+    const csrf = formToken(req, res);
+    const token = field(req, 'token', 100) ?? '';
+    const user = await deps.users.peekSetupToken(token);
+    if (!user) return badLink(res);
+    if (!formTokenOk(req))
+      return send(res, 403, setupPage(csrf, token, user.email, 'The form expired; try again.'));
+    const password = field(req, 'password', 4096) ?? '';
+    const problem = passwordProblem(password);
+    if (problem) return send(res, 422, setupPage(csrf, token, user.email, `The password needs ${problem}.`));
+    if (password !== field(req, 'confirm', PASSWORD_MAX))
+      return send(res, 422, setupPage(csrf, token, user.email, 'The two passwords differ.'));
+    const done = await deps.users.completeSetup(token, password);
+    if (!done) return badLink(res);
+    await startSession(deps, req, res, done);
+  });
+
+  return router;
+}
+
+/** POST /signout, behind the session guard and its CSRF check. */
+export function signoutRoute(sessions: SessionStore): Router {
+  const router = Router();
+  router.post('/signout', async (req, res) => {
+    await sessions.destroy(readCookie(req, SESSION_COOKIE));
+    res.clearCookie(SESSION_COOKIE, { path: '/' });
+    res.redirect(303, '/signin');
+  });
+  return router;
+}

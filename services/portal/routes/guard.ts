@@ -1,0 +1,55 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { OrgStore } from '../../../shared/orgs/store.ts';
+import { readCookie, sameToken, SESSION_COOKIE, type Session, type SessionStore } from '../sessions.ts';
+import { messagePage } from '../views/layout.ts';
+
+export type SignedIn = Session & { orgName?: string };
+
+/** The session of a guarded route (set by `requireSession`). */
+export const sessionOf = (res: Response) => res.locals.session as SignedIn;
+
+/**
+ * Every page and action but sign-in and setup needs a session cookie. An `Authorization` header
+ * is never looked at: an API key opens nothing here.
+ */
+export function requireSession(sessions: SessionStore, orgs: OrgStore): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const session = await sessions.get(readCookie(req, SESSION_COOKIE));
+    if (!session) {
+      if (req.method === 'GET' || req.method === 'HEAD') return res.redirect(303, '/signin');
+      return res
+        .status(401)
+        .type('html')
+        .send(messagePage('Signed out', 'Your session has ended; sign in again.').value);
+    }
+    const org = await orgs.getOrg(session.org_id);
+    res.locals.session = { ...session, orgName: org?.name } satisfies SignedIn;
+    next();
+  };
+}
+
+/** Synchronizer token: every state-changing form carries the session's own CSRF token. */
+export function requireCsrf(req: Request, res: Response, next: NextFunction): void {
+  const session = sessionOf(res);
+  const sent = typeof req.body?._csrf === 'string' ? req.body._csrf : undefined;
+  if (!sameToken(sent, session.csrf)) {
+    res
+      .status(403)
+      .type('html')
+      .send(
+        messagePage(
+          'Form expired',
+          'This form is not valid any more; reload the page and try again.',
+          session,
+        ).value,
+      );
+    return;
+  }
+  next();
+}
+
+/** A form field as one string (urlencoded bodies can repeat a name), or undefined. */
+export function field(req: Request, name: string, max = 1024): string | undefined {
+  const v = req.body?.[name];
+  return typeof v === 'string' && v.length <= max ? v : undefined;
+}

@@ -1,0 +1,96 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { sessionKey } from '../../shared/portal/keyspace.ts';
+import type { PortalUser } from '../../shared/portal/users.ts';
+
+export const SESSION_COOKIE = 'frs_session';
+/** The anonymous forms (sign-in, password setup) use a double-submit token in this cookie. */
+export const FORM_COOKIE = 'frs_form';
+/** A session ends this long after sign-in whatever its activity. */
+const ABSOLUTE_TTL_MS = 24 * 3600 * 1000;
+
+export const Session = z.object({
+  user_id: z.string(),
+  org_id: z.string(),
+  email: z.string(),
+  /** Synchronizer token of every form of this session. */
+  csrf: z.string(),
+  created_at_ms: z.number(),
+});
+export type Session = z.infer<typeof Session>;
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Constant-time string comparison for tokens. */
+export function sameToken(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** HttpOnly and SameSite=Strict always; Secure whenever the request came over TLS. */
+export function setCookie(req: Request, res: Response, name: string, value: string, maxAgeMs?: number): void {
+  res.cookie(name, value, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: req.secure,
+    path: '/',
+    maxAge: maxAgeMs,
+  });
+}
+
+/**
+ * Sessions in Redis under the digest of their id (a copy of Redis opens no session). Idle ones
+ * expire after `idleS`; every session ends `ABSOLUTE_TTL_MS` after sign-in.
+ */
+export class SessionStore {
+  private readonly redis: Redis;
+  readonly idleS: number;
+
+  constructor(redis: Redis, idleS: number) {
+    this.redis = redis;
+    this.idleS = idleS;
+  }
+
+  async create(user: PortalUser): Promise<{ sid: string; session: Session }> {
+    const sid = randomBytes(32).toString('base64url');
+    const session: Session = {
+      user_id: user.user_id,
+      org_id: user.org_id,
+      email: user.email,
+      csrf: randomBytes(32).toString('base64url'),
+      created_at_ms: Date.now(),
+    };
+    await this.redis.set(sessionKey(sha256(sid)), JSON.stringify(session), 'EX', this.idleS);
+    return { sid, session };
+  }
+
+  /** The live session of `sid`, its idle timer restarted; null when unknown or expired. */
+  async get(sid: string | undefined): Promise<Session | null> {
+    if (!sid || sid.length > 100) return null;
+    const key = sessionKey(sha256(sid));
+    const raw = await this.redis.getex(key, 'EX', this.idleS);
+    if (!raw) return null;
+    const session = Session.safeParse(JSON.parse(raw));
+    if (!session.success || Date.now() - session.data.created_at_ms > ABSOLUTE_TTL_MS) {
+      await this.redis.del(key);
+      return null;
+    }
+    return session.data;
+  }
+
+  async destroy(sid: string | undefined): Promise<void> {
+    if (sid) await this.redis.del(sessionKey(sha256(sid)));
+  }
+}

@@ -1,0 +1,321 @@
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ScoreResponse } from '../../shared/contract/response.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { admin, scoreCall } from '../helpers/fixtures.ts';
+import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
+import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+
+/** Written by every run, git-ignored; the note says where. */
+const SHOTS = 'test-results/portal';
+const PASSWORD = 'correct horse battery staple';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A client address of its own per test run, so sign-in counts of earlier runs do not matter. */
+const clientIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
+
+interface Account {
+  orgId: string;
+  email: string;
+  setupUrl: string;
+}
+
+async function account(portal: PortalNode, tier: string): Promise<Account> {
+  const org = await admin('org', 'create', '--name', `portal-${tier}`, '--tier', tier);
+  const email = `staff-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+  const user = await admin('user', 'create', '--org', String(org.org_id), '--email', email);
+  expect(String(user.setup_url).startsWith(`${portal.url}/setup?token=`)).toBe(true);
+  return { orgId: String(org.org_id), email, setupUrl: String(user.setup_url) };
+}
+
+/** Follows the setup link in a fresh browser context, chooses the password, lands signed in. */
+async function setUp(browser: Browser, a: Account): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(a.setupUrl);
+  await page.screenshot({ path: `${SHOTS}/setup.png` });
+  await page.fill('input[name=password]', PASSWORD);
+  await page.fill('input[name=confirm]', PASSWORD);
+  await page.click('button[type=submit]');
+  await page.waitForURL('**/activity');
+  return { context, page };
+}
+
+describe('the portal in headless Chromium, against real API nodes and the score stream', () => {
+  let browser: Browser;
+  let apis: ApiNode[] = [];
+  let portal: PortalNode;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    // Two API nodes: a revocation must reach every node. Last-used times flush every 0.5 s here.
+    apis = await Promise.all(
+      ['portal-api-1', 'portal-api-2'].map((id) => startApi({ NODE_ID: id, KEY_USAGE_FLUSH_S: '0.5' })),
+    );
+    portal = await startPortal({
+      PORTAL_GROUP: `frs-portal-test-${Date.now()}`,
+      PORTAL_SIGNIN_MAX_PER_EMAIL: '5',
+      PORTAL_SIGNIN_MAX_PER_IP: '12',
+      // One window for the whole run, so no count resets half-way through a test.
+      PORTAL_SIGNIN_WINDOW_S: '86400',
+      PORTAL_TRUST_PROXY: 'loopback',
+    });
+    process.env.PORTAL_URL = portal.url; // the admin CLI builds setup links from it
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await portal?.stop();
+    await Promise.all(apis.map((a) => a.stop()));
+  });
+
+  it('signs in, creates a key, sees its score live, explains it, revokes it; another org sees none of it', async () => {
+    const a = await account(portal, 'assess');
+    const b = await account(portal, 'bureau');
+    const { page } = await setUp(browser, a);
+
+    // A setup link works once.
+    const reused = await fetch(a.setupUrl);
+    expect(reused.status).toBe(404);
+
+    // Keys: create one with a label; the full key is shown once, with a warning and a copy button.
+    await page.goto(`${portal.url}/keys`);
+    await page.fill('input[name=label]', 'checkout <service>');
+    await page.click('form[action="/keys"] button[type=submit]');
+    const apiKey = await page.inputValue('#new-key-value');
+    expect(apiKey).toMatch(/^frs_live_[0-9A-Za-z]{32}$/);
+    expect(await page.textContent('#new-key .warning')).toContain('shown only this once');
+    expect(await page.locator('#new-key button[data-copy]').count()).toBe(1);
+    const row = page.locator('#keys tbody tr').first();
+    const keyId = (await row.getAttribute('data-key-id'))!;
+    // The label is escaped, not markup; the row shows the key's first characters only.
+    expect(await row.locator('td').first().textContent()).toBe('checkout <service>');
+    expect(await row.textContent()).toContain(`${apiKey.slice(0, 13)}…`);
+    expect(await row.textContent()).not.toContain(apiKey);
+    expect(await row.locator('td.last-used').textContent()).toBe('never');
+    await page.screenshot({ path: `${SHOTS}/keys-created.png`, fullPage: true });
+    // Shown once: the list never has it again.
+    await page.goto(`${portal.url}/keys`);
+    expect(await page.content()).not.toContain(apiKey);
+
+    // Activity: open the page, then score; the row appears without a reload, within 2 s of the 200.
+    await page.goto(`${portal.url}/activity`);
+    const res = await scoreCall(apis[0]!.url, apiKey, {
+      subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
+    });
+    expect(res.status).toBe(200);
+    const scoredAt = Date.now();
+    const score = ScoreResponse.parse(await res.json());
+    const scoreRow = page.locator(`tr[data-score-id="${score.score_id}"]`);
+    await scoreRow.waitFor({ timeout: 2_000 });
+    console.log(`[portal] score on the Activity page ${Date.now() - scoredAt} ms after the 200`);
+    const cells = (await scoreRow.locator('td').allTextContents()).map((c) => c.trim());
+    expect(cells[1]).toBe(score.score_id);
+    expect(cells[2]).not.toContain('+447911123456'); // masked until revealed
+    expect(cells[2]).toContain('+44');
+    expect(cells[3]).toBe(String(score.score));
+    expect(cells[4]).toBe(score.band);
+    expect(cells[5]).toBe(score.recommended_action);
+    expect(await page.textContent('#usage-today')).toBe('1');
+    expect(await page.textContent('#usage-credits')).toContain('1 used of');
+    expect(await page.textContent('#usage-rate')).toContain('50 requests/s');
+    await page.screenshot({ path: `${SHOTS}/activity.png`, fullPage: true });
+
+    await page.goto(`${portal.url}/activity?reveal=1`);
+    expect(await page.locator(`tr[data-score-id="${score.score_id}"]`).textContent()).toContain(
+      '+447911123456',
+    );
+    const otherBand = score.band === 'minimal' ? 'critical' : 'minimal';
+    await page.goto(`${portal.url}/activity?band=${otherBand}`);
+    expect(await page.locator(`tr[data-score-id="${score.score_id}"]`).count()).toBe(0);
+    await page.goto(`${portal.url}/activity?band=${score.band}`);
+    expect(await page.locator(`tr[data-score-id="${score.score_id}"]`).count()).toBe(1);
+
+    // The explain view shows what GET /v1/explain returns.
+    await page.click(`tr[data-score-id="${score.score_id}"] a`);
+    await page.waitForURL(`**/scores/${score.score_id}`);
+    const viaApi = (await (
+      await fetch(`${apis[1]!.url}/v1/explain/${score.score_id}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      })
+    ).json()) as { evidence: unknown; response: unknown };
+    expect(JSON.parse((await page.textContent('#explain-evidence'))!)).toEqual(viaApi.evidence);
+    expect(JSON.parse((await page.textContent('#explain-response'))!)).toEqual(viaApi.response);
+    expect(await page.textContent('#explain-request')).not.toContain('+447911123456');
+    await page.screenshot({ path: `${SHOTS}/explain.png`, fullPage: true });
+
+    // "Last used" comes from the API nodes' periodic flush.
+    await waitFor('last used on the Keys page', async () => {
+      await page.goto(`${portal.url}/keys`);
+      return (await page.locator(`tr[data-key-id="${keyId}"] td.last-used`).textContent()) !== 'never';
+    });
+    await page.screenshot({ path: `${SHOTS}/keys.png`, fullPage: true });
+
+    // Isolation: org B's user sees none of org A's keys or scores and cannot act on them.
+    const other = await setUp(browser, b);
+    expect(await other.page.content()).not.toContain(score.score_id);
+    expect(await other.page.textContent('#usage-today')).toBe('0');
+    await other.page.goto(`${portal.url}/keys`);
+    expect(await other.page.content()).not.toContain(keyId);
+    expect((await other.page.goto(`${portal.url}/scores/${score.score_id}`))!.status()).toBe(404);
+    expect((await other.page.goto(`${portal.url}/keys/${keyId}/revoke`))!.status()).toBe(404);
+    const bCookies = await other.context.cookies();
+    const bSession = bCookies.find((c) => c.name === 'frs_session')!.value;
+    await other.page.goto(`${portal.url}/keys`);
+    const bCsrf = await other.page.getAttribute('form[action="/keys"] input[name=_csrf]', 'value');
+    const crossRevoke = await fetch(`${portal.url}/keys/${keyId}/revoke`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `frs_session=${bSession}` },
+      body: new URLSearchParams({ _csrf: bCsrf! }),
+    });
+    expect(crossRevoke.status).toBe(404);
+    expect((await scoreCall(apis[0]!.url, apiKey, { subject: { ip_address: '81.2.69.142' } })).status).toBe(
+      200,
+    );
+
+    // An API key opens no page; a session cookie calls no API.
+    const withKey = await fetch(`${portal.url}/keys`, {
+      redirect: 'manual',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(withKey.status).toBe(303);
+    expect(withKey.headers.get('location')).toBe('/signin');
+    const aSession = (await page.context().cookies()).find((c) => c.name === 'frs_session')!.value;
+    const withCookie = await scoreCall(
+      apis[0]!.url,
+      '',
+      { subject: { ip_address: '81.2.69.142' } },
+      {
+        authorization: '',
+        cookie: `frs_session=${aSession}`,
+      },
+    );
+    expect(withCookie.status).toBe(401);
+
+    // Revoke with a confirmation; within a second every API node answers 401.
+    await page.goto(`${portal.url}/keys`);
+    await page.click(`tr[data-key-id="${keyId}"] a.danger`);
+    await page.waitForURL(`**/keys/${keyId}/revoke`);
+    expect(await page.locator('main').innerText()).toContain('cannot be undone');
+    await page.click('#confirm-revoke');
+    await page.waitForURL('**/keys?revoked=*');
+    expect(await page.locator(`tr[data-key-id="${keyId}"] td.status`).textContent()).toBe('revoked');
+    await sleep(1_000);
+    for (const api of apis) {
+      const refused = await scoreCall(api.url, apiKey, { subject: { ip_address: '81.2.69.142' } });
+      expect(refused.status).toBe(401);
+    }
+
+    // Sign-out ends the session in Redis, not only in the browser.
+    await page.click('header button[type=submit]');
+    await page.waitForURL('**/signin');
+    await page.screenshot({ path: `${SHOTS}/signin.png` });
+    const after = await fetch(`${portal.url}/keys`, {
+      redirect: 'manual',
+      headers: { cookie: `frs_session=${aSession}` },
+    });
+    expect(after.status).toBe(303);
+    await other.context.close();
+  });
+
+  it('refuses forms without the session CSRF token and changes nothing', async () => {
+    const a = await account(portal, 'verify');
+    const { context, page } = await setUp(browser, a);
+    const session = (await context.cookies()).find((c) => c.name === 'frs_session')!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Strict');
+    await page.goto(`${portal.url}/keys`);
+    const csrf = (await page.getAttribute('form[action="/keys"] input[name=_csrf]', 'value'))!;
+    const post = (token?: string) =>
+      fetch(`${portal.url}/keys`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: `frs_session=${session.value}`,
+        },
+        body: new URLSearchParams({ label: 'forged', ...(token === undefined ? {} : { _csrf: token }) }),
+      });
+    expect((await post()).status).toBe(403);
+    expect((await post('x'.repeat(csrf.length))).status).toBe(403);
+    const keys = await admin('key', 'list', '--org', a.orgId);
+    expect(keys.keys).toEqual([]);
+    // The same request with the token works: the refusal was the token's doing.
+    expect((await post(csrf)).status).toBe(201);
+    expect(((await admin('key', 'list', '--org', a.orgId)).keys as unknown[]).length).toBe(1);
+
+    // Without a session nothing changes either, whatever the token.
+    const anonymous = await fetch(`${portal.url}/keys`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ label: 'anonymous', _csrf: csrf }),
+    });
+    expect(anonymous.status).toBe(401);
+    // Behind a TLS proxy (trusted here from loopback) the cookies are Secure as well.
+    const overTls = await fetch(`${portal.url}/signin`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(overTls.headers.getSetCookie().join(';')).toMatch(
+      /frs_form=.*HttpOnly.*Secure|frs_form=.*Secure.*HttpOnly/,
+    );
+    expect(overTls.headers.get('content-security-policy')).toContain("default-src 'none'");
+
+    // The sign-in form has its own (double-submit) token.
+    const form = await signinForm(portal.url);
+    const ip = clientIp();
+    expect((await postSignin(portal.url, { ...form, csrf: 'forged' }, a.email, PASSWORD, ip)).status).toBe(
+      403,
+    );
+    expect((await postSignin(portal.url, form, a.email, PASSWORD, ip)).status).toBe(303);
+    await context.close();
+  });
+
+  it('admin CLI: user create refuses unknown organisations, bad and duplicate emails', async () => {
+    const a = await account(portal, 'verify');
+    const fails = async (...args: string[]) => {
+      const err = await admin(...args).then(
+        () => null,
+        (e: { code?: number; stderr?: string }) => e,
+      );
+      expect(err?.code).toBe(2);
+      return err!.stderr!;
+    };
+    expect(
+      await fails('user', 'create', '--org', 'org_0000000000000000', '--email', 'x@example.test'),
+    ).toContain('unknown organisation');
+    expect(await fails('user', 'create', '--org', a.orgId, '--email', 'not-an-email')).toContain('--email');
+    expect(await fails('user', 'create', '--org', a.orgId, '--email', a.email.toUpperCase())).toContain(
+      'already exists',
+    );
+    const again = await admin('user', 'link', '--email', a.email);
+    expect(String(again.setup_url)).toContain('/setup?token=');
+    expect((await fetch(String(again.setup_url))).status).toBe(200);
+  });
+
+  it('rate-limits failed sign-ins per email and per client address', async () => {
+    const a = await account(portal, 'verify');
+    const c = await account(portal, 'verify');
+    for (const acc of [a, c]) (await setUp(browser, acc)).context.close();
+    const form = await signinForm(portal.url);
+    const ip = clientIp();
+
+    // Per email: after 5 failures even the right password is refused until the window ends.
+    for (let i = 0; i < 5; i++)
+      expect((await postSignin(portal.url, form, a.email, 'wrong password!', ip)).status).toBe(401);
+    const limited = await postSignin(portal.url, form, a.email, PASSWORD, ip);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another account from the same address still signs in (12 per address).
+    expect((await postSignin(portal.url, form, c.email, PASSWORD, ip)).status).toBe(303);
+
+    // Per address: failures spread over unknown emails reach the address's limit of 12.
+    for (let i = 0; i < 7; i++)
+      expect(
+        (await postSignin(portal.url, form, `nobody-${i}-${Date.now()}@example.test`, 'x', ip)).status,
+      ).toBe(401);
+    expect((await postSignin(portal.url, form, c.email, PASSWORD, ip)).status).toBe(429);
+    // The same account from another address is not affected by this address's limit.
+    expect((await postSignin(portal.url, form, c.email, PASSWORD, clientIp())).status).toBe(303);
+  });
+});
