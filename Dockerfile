@@ -1,6 +1,9 @@
 # One image for the three services; the compose file picks the entry point.
 # Node 24 runs the TypeScript sources directly (type stripping), so there is no build stage.
-FROM node:24.11-bookworm-slim
+# The Node of package.json (devDependency `node`, the version the tests run on), pinned by the
+# digest of its multi-platform index as docker-library/repo-info records it for this tag
+# (repos/node/remote/24.21.0-bookworm-slim.md): a rebuilt tag cannot change the image silently.
+FROM node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
 ENV NODE_ENV=production \
     NODE_OPTIONS=--disable-warning=TimeoutNegativeWarning
 WORKDIR /app

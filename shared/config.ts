@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** 0 binds any free port (in-process test nodes). */
+/** 0 binds any free port (in-process test nodes, and test processes side by side). */
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** A feed location: an http(s) URL or a file path; unset means the default of sources.ts. */
@@ -28,14 +28,28 @@ const secondsByCapability = z
 
 const envSchema = z.object({
   PORT: port.default(8080),
-  /** Interface the API binds; loopback locally, 0.0.0.0 in containers. */
+  /** Interface the API (and the sink's and refresher's metrics servers) bind; loopback locally, 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the audit sink's /metrics, /livez and /readyz. */
+  AUDIT_SINK_METRICS_PORT: port.default(9464),
+  /** Port of the refresher's /metrics, /livez and /readyz. */
+  REFRESHER_METRICS_PORT: port.default(9465),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   KAFKA_BROKERS: z
     .string()
     .default('127.0.0.1:9092')
     .transform((s) => s.split(',').map((b) => b.trim()))
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')).min(1)),
+  /** SASL of the Kafka clients (unset: no authentication, as on the local stack). */
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  /** TLS to the brokers; with SASL/PLAIN outside a private network it should be on. */
+  KAFKA_SSL: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. */
   CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
   CLICKHOUSE_DATABASE: z
     .string()
@@ -121,6 +135,16 @@ const envSchema = z.object({
   FEED_MAX_SHRINK: z.coerce.number().min(0).max(1).default(0.5),
 });
 
+const withKafkaSasl = envSchema.superRefine((c, ctx) => {
+  if (c.KAFKA_SASL_MECHANISM && (!c.KAFKA_SASL_USERNAME || !c.KAFKA_SASL_PASSWORD)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['KAFKA_SASL_MECHANISM'],
+      message: 'needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    });
+  }
+});
+
 export type Config = z.infer<typeof envSchema>;
 
 /**
@@ -128,7 +152,7 @@ export type Config = z.infer<typeof envSchema>;
  * composition root can print it and exit instead of running on a half-valid config.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = withKafkaSasl.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid environment:\n${lines.join('\n')}`);

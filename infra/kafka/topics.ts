@@ -3,8 +3,10 @@
  * any cluster: `KAFKA_BROKERS=host:9092 node infra/kafka/topics.ts`.
  */
 import { loadConfig } from '../../shared/config.ts';
+import type { KafkaConfig } from 'kafkajs';
 import {
   createKafka,
+  kafkaSecurity,
   OUTCOMES_DLQ_TOPIC,
   OUTCOMES_TOPIC,
   SCORES_DLQ_TOPIC,
@@ -36,8 +38,12 @@ export const TOPICS = [
   deadLetters(OUTCOMES_DLQ_TOPIC),
 ];
 
-export async function ensureTopics(brokers: string[]): Promise<string[]> {
-  const admin = createKafka(brokers, 'frs-topics', { retry: { retries: 20 } }).admin();
+/** `security`: SASL/TLS of an authenticated cluster (kafkaSecurity of the config). */
+export async function ensureTopics(
+  brokers: string[],
+  security: Pick<KafkaConfig, 'sasl' | 'ssl'> = {},
+): Promise<string[]> {
+  const admin = createKafka(brokers, 'frs-topics', { ...security, retry: { retries: 20 } }).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
@@ -50,6 +56,7 @@ export async function ensureTopics(brokers: string[]): Promise<string[]> {
 }
 
 if (import.meta.main) {
-  const created = await ensureTopics(loadConfig().KAFKA_BROKERS);
+  const cfg = loadConfig();
+  const created = await ensureTopics(cfg.KAFKA_BROKERS, kafkaSecurity(cfg));
   console.error(`[stack] kafka topics ready${created.length ? ` (created ${created.join(', ')})` : ''}`);
 }

@@ -23,6 +23,15 @@ export interface AuditPublisherOptions {
   probeMs: number;
 }
 
+export interface AuditCounters {
+  sent: number;
+  spilled: number;
+  replayed: number;
+  /** Records the journal refused (full or failing disk). */
+  dropped: number;
+  journalBytes: number;
+}
+
 const DEFAULTS: AuditPublisherOptions = {
   topic: SCORES_TOPIC,
   batchSize: 500,
@@ -109,7 +118,7 @@ export class AuditPublisher {
   private probeTimer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   /** Counters for logs, metrics and tests. */
-  readonly stats = { sent: 0, journalled: 0, replayed: 0, refused: 0 };
+  readonly stats = { sent: 0, journalled: 0, spilled: 0, replayed: 0, refused: 0 };
 
   constructor(kafka: Kafka, journal: AuditJournal, log: Logger, opts: Partial<AuditPublisherOptions> = {}) {
     this.kafka = kafka;
@@ -130,6 +139,12 @@ export class AuditPublisher {
 
   get mode(): PublisherState {
     return this.state;
+  }
+
+  /** Delivery counters since start and the journal's size on disk, for metrics. */
+  counters(): AuditCounters {
+    const { sent, spilled, replayed, refused } = this.stats;
+    return { sent, spilled, replayed, dropped: refused, journalBytes: this.journal.bytes };
   }
 
   /** Records published and not yet durable. */
@@ -371,6 +386,8 @@ export class AuditPublisher {
     const kept = todo.length - written.refused;
     this.stats.journalled += kept;
     const tracked = trackedEpoch === this.epoch;
+    // Written while Kafka was away: these wait in the journal for replay.
+    if (!tracked) this.stats.spilled += kept;
     for (let i = 0; i < todo.length; i++) {
       const p = todo[i]!;
       if (i >= kept) this.refused(p);

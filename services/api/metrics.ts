@@ -4,18 +4,63 @@
  * refresh failures, breaker state, audit buffer depth).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AuditCounters } from './audit-publisher.ts';
 import type { CapabilityHealth } from './capabilities/health.ts';
 
 export interface MetricsSources {
   capabilities: () => Record<string, CapabilityHealth>;
   auditDepth: () => number;
+  /** The audit publisher's delivery counters and journal size. */
+  audit: () => AuditCounters;
   /** Explain copies not written since start (cache server down, stalled, or erroring). */
   explainCopiesSkipped: () => number;
 }
 
 const STATUS_VALUE = { ok: 0, degraded: 1, unavailable: 2 } as const;
 const BREAKER_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
+
+/**
+ * The publisher's counters, read at scrape time. Records are spilled to the journal while Kafka is
+ * unreachable (or a send stalls), replayed from it later, and dropped only when the journal
+ * refused them (full, or a failed write): dropped is audit loss.
+ */
+function auditMetrics(read: () => AuditCounters, registers: Registry[]): void {
+  const counter = (name: string, help: string, value: (c: AuditCounters) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(value(read()));
+      },
+    });
+  counter('frs_audit_records_sent_total', 'Audit records Kafka acknowledged on a direct send', (c) => c.sent);
+  counter(
+    'frs_audit_records_spilled_total',
+    'Audit records written to the local journal instead of Kafka',
+    (c) => c.spilled,
+  );
+  counter(
+    'frs_audit_records_replayed_total',
+    'Audit records replayed from the journal to Kafka',
+    (c) => c.replayed,
+  );
+  counter(
+    'frs_audit_records_dropped_total',
+    'Audit records the journal refused (full or failing disk): their requests failed unless Kafka took them',
+    (c) => c.dropped,
+  );
+  new Gauge({
+    name: 'frs_audit_journal_bytes',
+    help: 'Bytes of audit records in the local journal, waiting for replay',
+    registers,
+    collect() {
+      this.set(read().journalBytes);
+    },
+  });
+}
 
 export class ApiMetrics {
   readonly registry = new Registry();
@@ -72,6 +117,7 @@ export class ApiMetrics {
         this.set(sources.auditDepth());
       },
     });
+    auditMetrics(sources.audit, registers);
     new Gauge({
       name: 'frs_explain_copies_skipped',
       help: 'Explain copies not written to the cache server since start; those scores are explained from ClickHouse once delivered',

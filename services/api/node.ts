@@ -15,7 +15,7 @@ import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { ledgerReportCountsKey } from '../../shared/capabilities/ledger-reports.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
@@ -90,7 +90,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout.
     const redisLedger = redisClient('ledger', cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, true);
     const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) => c.close());
-    const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`);
+    const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`, kafkaSecurity(cfg));
 
     // One journal directory per node, stable across restarts (NODE_ID, else the port), so a
     // restarted node replays what it spilled before.
@@ -186,6 +186,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     const metrics = new ApiMetrics({
       capabilities: health,
       auditDepth: () => audit.depth,
+      audit: () => audit.counters(),
       // Skipped copies: the cache server down or stalled, or the organisation over its share.
       explainCopiesSkipped: () => explainCache.failed + explainCache.overShare,
     });

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { KafkaMessage } from 'kafkajs';
-import { createKafka, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { toStorable } from '../../shared/contract/storable-text.ts';
 import { decode } from './sink.ts';
@@ -75,7 +75,7 @@ function toLine(partition: number, m: KafkaMessage, repair: boolean): DlqLine {
 }
 
 async function list(brokers: string[], repair: boolean): Promise<void> {
-  const kafka = createKafka(brokers, 'frs-dlq-cli');
+  const kafka = createKafka(brokers, 'frs-dlq-cli', kafkaSecurity(cfg));
   const admin = kafka.admin();
   await admin.connect();
   const ends = new Map(
@@ -124,7 +124,10 @@ async function replay(brokers: string[], file: string): Promise<void> {
   }
   if (refused.length > 0)
     throw new Error(`not replayed, these are still not audit records:\n${refused.join('\n')}`);
-  const producer = createKafka(brokers, 'frs-dlq-cli').producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = createKafka(brokers, 'frs-dlq-cli', kafkaSecurity(cfg)).producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   await producer.send({ topic: SCORES_TOPIC, acks: -1, messages });
   await producer.disconnect();

@@ -4,12 +4,14 @@
  */
 import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
 import { LedgerLearner } from './ledger-learner.ts';
+import { ConsumerState, registerLagMetric, withInsertMetrics } from './metrics.ts';
 import { AuditSink } from './sink.ts';
 
 /** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
@@ -23,12 +25,13 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         c.close(),
       );
       const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink', {
+        ...kafkaSecurity(cfg),
         retry: { retries: 1_000_000, maxRetryTime: 5_000 },
       });
       const sink = resources.add(
         'workers',
         'kafka consumer',
-        new AuditSink(kafka, ch, log, {
+        new AuditSink(kafka, withInsertMetrics(ch), log, {
           groupId: cfg.AUDIT_SINK_GROUP,
           database: cfg.CLICKHOUSE_DATABASE,
           maxBackoffMs: 5_000,
@@ -54,6 +57,24 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
           `${cfg.AUDIT_SINK_GROUP}-ledger`,
         ),
         (l) => l.stop(),
+      );
+      const consumerState = new ConsumerState();
+      consumerState.watch(sink.consumer);
+      // Lag reads use a client of their own that gives up quickly: a scrape must not wait out an outage.
+      const lagKafka = createKafka(cfg.KAFKA_BROKERS, 'frs-audit-sink-lag', kafkaSecurity(cfg));
+      resources.add('clients', 'lag reader', registerLagMetric(lagKafka, cfg.AUDIT_SINK_GROUP, log), (l) =>
+        l.close(),
+      );
+      resources.add(
+        'intake',
+        'metrics server',
+        await startMetricsServer({
+          port: cfg.AUDIT_SINK_METRICS_PORT,
+          host: cfg.HOST,
+          ready: () => consumerState.readiness(),
+          log,
+        }),
+        stopMetricsServer,
       );
       log.info({ topics: ['scores.v1', 'outcomes.v1'] }, 'audit sink connecting');
       await Promise.all([sink.start(), learner.start()]);

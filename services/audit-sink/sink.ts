@@ -120,7 +120,8 @@ function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
  * tables are ReplacingMergeTrees keyed on the record's id.
  */
 export class AuditSink {
-  private readonly consumer: Consumer;
+  /** Public for its instrumentation events (metrics and readiness watch them). */
+  readonly consumer: Consumer;
   private readonly dlq: Producer;
   private readonly ch: ClickHouseClient;
   private readonly log: Logger;

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka } from '../../shared/clients/kafka.ts';
+import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -49,7 +49,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         'workers',
         'activity consumer',
         new ActivityFeed({
-          kafka: createKafka(cfg.KAFKA_BROKERS, 'frs-portal'),
+          kafka: createKafka(cfg.KAFKA_BROKERS, 'frs-portal', kafkaSecurity(cfg)),
           groupId: cfg.PORTAL_GROUP,
           redis,
           log,

@@ -12,9 +12,11 @@ import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
 import { capabilityJob } from './jobs/capability.ts';
 import type { RefresherJob } from './jobs/job.ts';
 import { retentionJob } from './jobs/retention.ts';
+import { registerRefresherMetrics } from './metrics.ts';
 import { dispatcher, REFRESHER_QUEUE, registerSchedulers } from './schedule.ts';
 
 /** Stop: let the running job finish if it can (`worker.close()` waits for it), then close. */
@@ -57,13 +59,11 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         maxShrink: cfg.FEED_MAX_SHRINK,
         log,
       };
+      const capabilities = CAPABILITIES.map((def) =>
+        withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
+      );
       const jobs: RefresherJob[] = [
-        ...CAPABILITIES.map((def) =>
-          capabilityJob(
-            withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
-            refreshDeps,
-          ),
-        ),
+        ...capabilities.map((def) => capabilityJob(def, refreshDeps)),
         retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),
       ];
 
@@ -90,6 +90,23 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         log.error({ job: job?.name, err: String(err) }, 'refresher job failed'),
       );
       worker.on('completed', (job) => log.info({ job: job.name }, 'refresher job done'));
+      registerRefresherMetrics({ worker, store: refreshDeps.store, defs: capabilities, log });
+      resources.add(
+        'intake',
+        'metrics server',
+        await startMetricsServer({
+          port: cfg.REFRESHER_METRICS_PORT,
+          host: cfg.HOST,
+          ready: () =>
+            connection.status !== 'ready'
+              ? { ready: false, reason: `redis ${connection.status}` }
+              : worker.isRunning()
+                ? { ready: true }
+                : { ready: false, reason: 'worker not running' },
+          log,
+        }),
+        stopMetricsServer,
+      );
       log.info({ jobs: jobs.map((j) => j.name) }, 'refresher running');
     },
     stop: () => resources.closeAll(log, Date.now() + REFRESHER_STOP_DEADLINE_MS),

@@ -19,10 +19,19 @@ export interface Service {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-/** Runs a service's composition root as a real child process on the same Node as the tests. */
+/**
+ * Runs a service's composition root as a real child process on the same Node as the tests. The
+ * sink's and refresher's metrics servers take any free port unless a test names one.
+ */
 export function spawnService(entry: string, env: Record<string, string> = {}): Service {
   const proc = spawn(process.execPath, [entry], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      AUDIT_SINK_METRICS_PORT: '0',
+      REFRESHER_METRICS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

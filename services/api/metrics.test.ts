@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditCounters } from './audit-publisher.ts';
+import { ApiMetrics } from './metrics.ts';
+
+describe('API metrics of the audit publisher', () => {
+  it('exports the publisher counters and journal size as read at scrape time', async () => {
+    const counters: AuditCounters = { sent: 5, spilled: 3, replayed: 2, dropped: 0, journalBytes: 4096 };
+    const metrics = new ApiMetrics({
+      capabilities: () => ({}),
+      auditDepth: () => 0,
+      audit: () => counters,
+      explainCopiesSkipped: () => 0,
+    });
+    const first = await metrics.registry.metrics();
+    expect(first).toMatch(/^# TYPE frs_audit_records_sent_total counter$/m);
+    expect(first).toMatch(/^frs_audit_records_sent_total 5$/m);
+    expect(first).toMatch(/^frs_audit_records_spilled_total 3$/m);
+    expect(first).toMatch(/^frs_audit_records_replayed_total 2$/m);
+    expect(first).toMatch(/^frs_audit_records_dropped_total 0$/m);
+    expect(first).toMatch(/^frs_audit_journal_bytes 4096$/m);
+    // Later scrapes show the publisher's current figures, not a sum of earlier scrapes.
+    Object.assign(counters, { sent: 9, dropped: 1, journalBytes: 0 });
+    const second = await metrics.registry.metrics();
+    expect(second).toMatch(/^frs_audit_records_sent_total 9$/m);
+    expect(second).toMatch(/^frs_audit_records_dropped_total 1$/m);
+    expect(second).toMatch(/^frs_audit_journal_bytes 0$/m);
+  });
+});
