@@ -12,7 +12,7 @@ import { AS_RELEASED, type VersionState } from '../../shared/scoring/version-sta
 import type { Principal } from './auth.ts';
 import type { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
-import type { Admitted } from './score-admission.ts';
+import type { CheckedScoreRequest } from './score-request.ts';
 
 export interface ScorerDeps {
   nodeId: string;
@@ -30,7 +30,7 @@ export interface ScorerDeps {
   versions?: () => VersionState;
 }
 
-function evaluates(def: CapabilityDef, subject: Admitted['request']['subject']): boolean {
+function evaluates(def: CapabilityDef, subject: CheckedScoreRequest['request']['subject']): boolean {
   if (def.subject === 'phone') return subject.phone_number !== undefined;
   if (def.subject === 'ip') return subject.ip_address !== undefined;
   return true;
@@ -62,18 +62,18 @@ export class Scorer {
    * Starts the live ledger lookup for a caller whose tier includes it (else undefined). Meant to
    * run while the controls script is in flight; it never rejects.
    */
-  reputation(admitted: Admitted, principal: Principal): Promise<Reputation> | undefined {
+  reputation(checked: CheckedScoreRequest, principal: Principal): Promise<Reputation> | undefined {
     if (!includedIn(principal.org.tier, principal.org.entitlements).has('reputation_ledger'))
       return undefined;
-    const budget = admitted.request.options?.max_latency_ms ?? Number.POSITIVE_INFINITY;
-    return this.deps.ledger.lookup(admitted.request.subject, budget);
+    const budget = checked.request.options?.max_latency_ms ?? Number.POSITIVE_INFINITY;
+    return this.deps.ledger.lookup(checked.request.subject, budget);
   }
 
   /**
    * The sources evidence is gathered from, and the capabilities that answer on reduced evidence
    * for this subject: stale, or missing where the component can still answer without them.
    */
-  private sources(subject: Admitted['request']['subject'], consultsLedger: boolean) {
+  private sources(subject: CheckedScoreRequest['request']['subject'], consultsLedger: boolean) {
     const { snapshots } = this.deps;
     const snaps = snapshots.current;
     const now = Date.now();
@@ -97,8 +97,13 @@ export class Scorer {
     return { sources, degraded };
   }
 
-  score(admitted: Admitted, principal: Principal, startedAt: number, reputation?: Reputation): Scored {
-    const { request: req, context, shadowVersion } = admitted;
+  score(
+    checked: CheckedScoreRequest,
+    principal: Principal,
+    startedAt: number,
+    reputation?: Reputation,
+  ): Scored {
+    const { request: req, context, shadowVersion } = checked;
     const { tier, entitlements } = principal.org;
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
     const evidence = gatherEvidence(req.subject, sources, reputation);

@@ -4,7 +4,7 @@ import { CHANNELS, MOMENTS } from '../../shared/contract/request.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import type { Org } from '../../shared/orgs/store.ts';
 import type { Principal } from './auth.ts';
-import { admitScoreRequest } from './score-admission.ts';
+import { checkScoreRequest } from './score-request.ts';
 import type { Scorer } from './scorer.ts';
 
 /** Enough calls for V8 to optimise the score path's functions (measured: see docs/performance.md). */
@@ -68,8 +68,8 @@ export async function warmUpScorePath(
   for (let i = 0; i < calls; i++) {
     const principal = principals[i % principals.length]!;
     const t0 = performance.now();
-    const admitted = admitScoreRequest(JSON.parse(bodies[i % bodies.length]!), undefined, principal.org);
-    await scorer.score(admitted, principal, t0).durable;
+    const checked = checkScoreRequest(JSON.parse(bodies[i % bodies.length]!), undefined, principal.org);
+    await scorer.score(checked, principal, t0).durable;
     if (i % 50 === 49) await new Promise((r) => setImmediate(r));
   }
   return { calls, ms: Math.round(performance.now() - started) };

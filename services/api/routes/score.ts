@@ -4,7 +4,7 @@ import type { AdmissionControl } from '../controls/controls.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
-import { admitScoreRequest } from '../score-admission.ts';
+import { checkScoreRequest } from '../score-request.ts';
 import type { Scorer } from '../scorer.ts';
 
 export interface ScoreRouteDeps {
@@ -22,11 +22,11 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
     .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
-      const admitted = admitScoreRequest(req.body, req.get('idempotency-key'), principal.org, (id) =>
+      const checked = checkScoreRequest(req.body, req.get('idempotency-key'), principal.org, (id) =>
         deps.scorer.versionState().status.get(id),
       );
       // The live ledger lookup runs on its own connection while the controls script is in flight.
-      const reputation = deps.scorer.reputation(admitted, principal);
+      const reputation = deps.scorer.reputation(checked, principal);
 
       const admission = await deps.controls.admit(principal, req.get('idempotency-key'), req.body);
       res.set(admission.headers).type('application/json');
@@ -35,7 +35,7 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
         return;
       }
       try {
-        const { body, durable } = deps.scorer.score(admitted, principal, startedAt, await reputation);
+        const { body, durable } = deps.scorer.score(checked, principal, startedAt, await reputation);
         // Never a 200 whose audit record a crash could lose: Kafka acknowledged it or the journal
         // fsynced it (usually a few ms, in parallel with storing the idempotent answer).
         await Promise.all([durable, admission.commit(body)]);

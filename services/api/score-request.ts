@@ -6,8 +6,13 @@ import type { ScoreVersion } from '../../shared/scoring/engine.ts';
 import { entitlementErrors } from '../../shared/scoring/tiers.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 
-/** A request that passed every validation check, with what it refers to resolved. */
-export interface Admitted {
+/**
+ * Request checks of POST /v1/score (what the caller sent: 422, 403, 409), apart from the controls
+ * (rate, credits, idempotency: `controls/`), which decide whether a valid request is admitted.
+ */
+
+/** A request that passed every check, with what it refers to resolved. */
+export interface CheckedScoreRequest {
   request: ScoreRequest;
   /** The context to apply: the inline one if sent, else the saved one `context_id` names. */
   context?: Context;
@@ -15,20 +20,20 @@ export interface Admitted {
 }
 
 /**
- * The validation step of POST /v1/score, in this order:
+ * The checks of POST /v1/score, in this order:
  * 1. 422: the schema of body and Idempotency-Key header, the saved context a lone `context_id`
  *    names, and the existence of `options.shadow_version`, all reported together;
  * 2. 403: options the caller's tier does not include (a version the tier may not use is not
  *    looked up, so 422 about it is only given to a tier that has the option);
  * 3. 409: a retired shadow version.
  */
-export function admitScoreRequest(
+export function checkScoreRequest(
   body: unknown,
   idempotencyKey: string | undefined,
   org: { tier: Tier; entitlements: readonly string[]; contexts: Record<string, Context> },
   /** Status in force (a version retired through the admin CLI is retired here too). */
   statusOf: (id: string) => string | undefined = (id) => findVersion(id)?.status,
-): Admitted {
+): CheckedScoreRequest {
   const validated = validateScoreRequest(body, idempotencyKey);
   if (!validated.ok) throw new ApiError(422, validated.errors);
   const request = validated.request;
