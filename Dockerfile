@@ -15,10 +15,9 @@ COPY infra/clickhouse ./infra/clickhouse
 COPY infra/kafka/topics.ts ./infra/kafka/topics.ts
 # Seed feeds: the default capability sources until the FEED_* variables point at real ones.
 COPY infra/feeds ./infra/feeds
-# The audit journal volume and the resolution-data cache must be writable by the service user;
-# building the cache here spares every container start the CSV parse.
+# The audit journal volume must be writable by the service user. (Services load their data from
+# capability snapshots in Redis, so the image builds no resolution cache.)
 RUN mkdir -p /var/lib/frs /app/.stack && chown node:node /var/lib/frs /app/.stack
 USER node
-RUN node -e "import('./shared/resolution/resolution-data.ts').then((m) => m.loadResolutionData())"
 EXPOSE 8080
 CMD ["node", "services/api/main.ts"]
