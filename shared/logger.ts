@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { pino, type Logger } from 'pino';
+import { sha256Hex } from './sha256.ts';
 
 export type { Logger };
 
@@ -33,5 +33,5 @@ export function createLogger(name: string, level: string): Logger {
 
 /** A short, stable, non-reversible tag for correlating a personal value across log lines. */
 export function digest(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+  return sha256Hex(value).slice(0, 16);
 }

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../../shared/sha256.ts';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -20,8 +21,6 @@ export const Session = z.object({
   created_at_ms: z.number(),
 });
 export type Session = z.infer<typeof Session>;
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Constant-time string comparison for tokens. */
 export function sameToken(a: string | undefined, b: string | undefined): boolean {
@@ -72,14 +71,14 @@ export class SessionStore {
       csrf: randomBytes(32).toString('base64url'),
       created_at_ms: Date.now(),
     };
-    await this.redis.set(sessionKey(sha256(sid)), JSON.stringify(session), 'EX', this.idleS);
+    await this.redis.set(sessionKey(sha256Hex(sid)), JSON.stringify(session), 'EX', this.idleS);
     return { sid, session };
   }
 
   /** The live session of `sid`, its idle timer restarted; null when unknown or expired. */
   async get(sid: string | undefined): Promise<Session | null> {
     if (!sid || sid.length > 100) return null;
-    const key = sessionKey(sha256(sid));
+    const key = sessionKey(sha256Hex(sid));
     const raw = await this.redis.getex(key, 'EX', this.idleS);
     if (!raw) return null;
     const session = Session.safeParse(JSON.parse(raw));
@@ -91,6 +90,6 @@ export class SessionStore {
   }
 
   async destroy(sid: string | undefined): Promise<void> {
-    if (sid) await this.redis.del(sessionKey(sha256(sid)));
+    if (sid) await this.redis.del(sessionKey(sha256Hex(sid)));
   }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../shared/sha256.ts';
 import type { Redis } from 'ioredis';
 import { signinFailuresKey } from '../../shared/portal/keyspace.ts';
 
@@ -24,7 +24,7 @@ export class SigninLimit {
 
   private keys(email: string, ip: string, now: number): [string, string] {
     const window = Math.floor(now / 1000 / this.opts.windowS);
-    const who = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+    const who = sha256Hex(email.trim().toLowerCase());
     return [signinFailuresKey('email', who, window), signinFailuresKey('ip', ip, window)];
   }
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../sha256.ts';
 
 export const API_KEY_PREFIX = 'frs_live_';
 export const API_KEY_PATTERN = /^frs_live_[0-9A-Za-z]{32}$/;
@@ -24,7 +25,7 @@ export function keyHint(apiKey: string): string {
 
 /** Only this digest of a key (and its hint) is ever stored. */
 export function keyDigest(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
+  return sha256Hex(apiKey);
 }
 
 export function newId(prefix: 'org' | 'key'): string {

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { hashPassword, verifyPassword } from './password.ts';
 import { setupTokenKey, userByEmailKey, userKey } from './keyspace.ts';
+import { sha256Hex } from '../sha256.ts';
 
 /** A setup link works once, for this long. */
 export const SETUP_TTL_S = 24 * 3600;
@@ -23,8 +24,6 @@ export const PortalUser = z.object({
   created_at: z.string(),
 });
 export type PortalUser = z.infer<typeof PortalUser>;
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
  * Compared against when the email is unknown, so a sign-in takes as long whether or not the
@@ -59,7 +58,7 @@ export class UserStore {
   /** A fresh one-time setup link for an existing user (lost link, forgotten password). */
   async issueSetupToken(userId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.redis.set(setupTokenKey(sha256(token)), userId, 'EX', SETUP_TTL_S);
+    await this.redis.set(setupTokenKey(sha256Hex(token)), userId, 'EX', SETUP_TTL_S);
     return token;
   }
 
@@ -77,13 +76,13 @@ export class UserStore {
 
   /** The user a setup token belongs to, without using it up (the form is shown first). */
   async peekSetupToken(token: string): Promise<PortalUser | null> {
-    const id = await this.redis.get(setupTokenKey(sha256(token)));
+    const id = await this.redis.get(setupTokenKey(sha256Hex(token)));
     return id ? this.byId(id) : null;
   }
 
   /** Uses the token up (GETDEL: one use even if two submissions race) and sets the password. */
   async completeSetup(token: string, password: string): Promise<PortalUser | null> {
-    const id = await this.redis.getdel(setupTokenKey(sha256(token)));
+    const id = await this.redis.getdel(setupTokenKey(sha256Hex(token)));
     const user = id ? await this.byId(id) : null;
     if (!user) return null;
     const hash = await hashPassword(password);

@@ -8,12 +8,12 @@
  * misses and rebuilds. Typed arrays are stored in the machine's byte order; the cache is local.
  * Layout: magic, header length, JSON header (names, sections), then each typed array 8-aligned.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeSections, encodeSections, take, type Decoded, type Table } from '../capabilities/codec.ts';
 import type { CarrierPrefixes } from './carrier-prefixes.ts';
 import type { IpNetworks } from './ip-networks.ts';
+import { sha256Hex } from '../sha256.ts';
 
 export interface ResolutionTables {
   carriers: CarrierPrefixes;
@@ -101,7 +101,7 @@ export function networksFrom(decoded: Decoded, what: string): IpNetworks {
 }
 
 export function cacheFile(dir: string, versions: Record<string, string>): string {
-  const key = createHash('sha256').update(JSON.stringify({ LAYOUT, versions })).digest('hex').slice(0, 16);
+  const key = sha256Hex(JSON.stringify({ LAYOUT, versions })).slice(0, 16);
   return join(dir, `resolution-${key}.bin`);
 }
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context } from '../contract/request.ts';
 import type {
   Action,
@@ -15,6 +14,7 @@ import type { Evidence } from './evidence.ts';
 import { percentileRank, type Calibration } from './percentile.ts';
 import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
 import { REPUTATION_CAP, type BandFloors, type VersionDefinition } from './weights.ts';
+import { sha256Hex } from '../sha256.ts';
 
 /** A version as scored with: its definition, calibration table, resolved floors and content hash. */
 export interface ScoreVersion extends VersionDefinition {
@@ -224,7 +224,7 @@ function clusterOf(evidence: Evidence): string | undefined {
   } else if (evidence.phone?.valid && evidence.phone.calling_code && evidence.phone.ndc) {
     key = `range:${evidence.phone.calling_code}:${evidence.phone.ndc}`;
   }
-  return key && `cl_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  return key && `cl_${sha256Hex(key).slice(0, 16)}`;
 }
 
 /** Countries the subject resolves to: the number's region when valid, the IP's country when routable. */

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ScoreVersion } from './engine.ts';
 import type { Calibration } from './percentile.ts';
 import type { BandFloors, VersionDefinition } from './weights.ts';
+import { sha256Hex } from '../sha256.ts';
 
 /** The files a score version is frozen in, and its content hash. */
 const Floors = z.object({ low: z.int(), medium: z.int(), high: z.int(), critical: z.int() });
@@ -54,7 +54,7 @@ export function versionHash(
     posture_shift: def.postureShift,
     cdf: cal.cdf,
   });
-  return `sha256:${createHash('sha256').update(canonical).digest('hex')}`;
+  return `sha256:${sha256Hex(canonical)}`;
 }
 
 export function readLock(): Record<string, string> {

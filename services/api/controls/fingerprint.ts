@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../../shared/sha256.ts';
 
 /**
  * JSON with object keys sorted at every depth, so two bodies that differ only in key order or
@@ -21,5 +21,5 @@ export function bodyFingerprint(body: unknown): string {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }

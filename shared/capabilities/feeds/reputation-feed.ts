@@ -6,9 +6,9 @@
  * Subjects are personal data: the ledger keeps them only as `subjectDigest`s, never in clear,
  * neither in Redis field names nor in logs.
  */
-import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { FeedError, feedLines } from './feed-error.ts';
+import { sha256Hex } from '../../sha256.ts';
 
 const E164 = /^\+[1-9]\d{1,14}$/;
 
@@ -25,7 +25,7 @@ export function canonicalSubject(kind: 'phone' | 'ip', value: string): string | 
 
 /** 128 bits of SHA-256 of the canonical subject: the ledger's field name. */
 export function subjectDigest(canonical: string): string {
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+  return sha256Hex(canonical).slice(0, 32);
 }
 
 /** Digest of each subject to its total reports. */
