@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
+import { newOutcomeId } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
 import { scoreCall } from '../helpers/fixtures.ts';
@@ -30,6 +32,7 @@ const passwords = {
   FRS_REDIS_REFRESHER_PASSWORD: randomBytes(16).toString('hex'),
   FRS_REDIS_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
   FRS_REDIS_PORTAL_PASSWORD: randomBytes(16).toString('hex'),
+  FRS_REDIS_SINK_PASSWORD: randomBytes(16).toString('hex'),
 };
 
 describe('Redis ACL users of the compose deployment', () => {
@@ -113,6 +116,18 @@ describe('Redis ACL users of the compose deployment', () => {
     const refresherClient = connect(url('frs-refresher', passwords.FRS_REDIS_REFRESHER_PASSWORD));
     await expect(refresherClient.get(digestKey('f'.repeat(64)))).rejects.toThrow(/NOPERM/);
     await expect(refresherClient.set('frs:org:org_x', '1')).rejects.toThrow(/NOPERM/);
+  });
+
+  it("the sink's ledger learner records outcome reports, and can touch nothing else", async () => {
+    const sink = connect(url('frs-sink', passwords.FRS_REDIS_SINK_PASSWORD));
+    const reports = new LedgerReports(sink, 'frs:cap');
+    const subject = { phone_number: '+447700900123' };
+    await expect(
+      reports.apply({ outcome_id: newOutcomeId(), org_id: 'org_a', outcome: 'confirmed_fraud', subject }),
+    ).resolves.toEqual([1]);
+    await expect(sink.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(/NOPERM/);
+    await expect(sink.get('frs:org:org_x')).rejects.toThrow(/NOPERM/);
+    await expect(sink.set('frs:cap:ip_tor_exit:current', 'x')).rejects.toThrow(/NOPERM/);
   });
 
   it('the API node scores with a key the admin user made, and the refresher runs its jobs', async () => {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Kafka ACLs of the services (idempotent: adding an existing ACL changes nothing). With
 # allow.everyone.if.no.acl.found=false, anything not granted here is refused:
-#   frs-api   writes audit records to scores.v1
-#   frs-sink  reads scores.v1 in its consumer group (and reads the group's offsets for its lag
-#             metric), writes undecodable records to scores.v1.dlq
+#   frs-api   writes audit records to scores.v1 and outcome records to outcomes.v1
+#   frs-sink  reads scores.v1 and outcomes.v1 in its consumer group (and reads the group's
+#             offsets for its lag metric), writes refused records to the two .dlq topics, and
+#             reads outcomes.v1 in the ledger learner's group (<group>-ledger)
 #   frs-portal reads scores.v1 in its own group (live activity)
 # `admin` (a super user) creates topics and these ACLs.
 # KAFKA_ACLS names the kafka-acls command (the broker image's by default).
@@ -17,11 +18,15 @@ acl() {
     --command-config "$props" --add "$@" > /dev/null
 }
 acl --allow-principal User:frs-api --operation Write --operation Describe --topic scores.v1
+acl --allow-principal User:frs-api --operation Write --operation Describe --topic outcomes.v1
 acl --allow-principal User:frs-api --operation IdempotentWrite --cluster
 acl --allow-principal User:frs-sink --operation Read --operation Describe --topic scores.v1
 acl --allow-principal User:frs-sink --operation Write --operation Describe --topic scores.v1.dlq
+acl --allow-principal User:frs-sink --operation Read --operation Describe --topic outcomes.v1
+acl --allow-principal User:frs-sink --operation Write --operation Describe --topic outcomes.v1.dlq
 acl --allow-principal User:frs-sink --operation IdempotentWrite --cluster
 acl --allow-principal User:frs-sink --operation Read --operation Describe --group "${AUDIT_SINK_GROUP:-frs-audit-sink}"
+acl --allow-principal User:frs-sink --operation Read --operation Describe --group "${AUDIT_SINK_GROUP:-frs-audit-sink}-ledger"
 acl --allow-principal User:frs-portal --operation Read --operation Describe --topic scores.v1
 acl --allow-principal User:frs-portal --operation Read --operation Describe --group "${PORTAL_GROUP:-frs-portal}"
 echo "kafka ACLs in place"
