@@ -94,25 +94,41 @@ describe('Schemathesis --checks all over the served document', () => {
       reports,
       '--no-color',
     ];
-    const result = await run(bin, args, {
-      maxBuffer: 64 * 1024 * 1024,
-      // Its caches (.hypothesis/, .schemathesis/) land in the temporary folder, not the checkout.
-      cwd: reports,
-      env: {
-        ...process.env,
-        SCHEMATHESIS_HOOKS: HOOKS,
-        FRS_SAVED_CONTEXT_ID: SAVED_CONTEXT_ID,
-        FRS_SAVED_SCORE_ID: savedScoreId,
-        SCHEMATHESIS_TELEMETRY: 'false',
-        NO_COLOR: '1',
-      },
-    }).then(
-      (r) => ({ code: 0, out: r.stdout + r.stderr }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({
-        code: e.code ?? -1,
-        out: `${e.stdout ?? ''}${e.stderr ?? ''}`,
-      }),
-    );
+    const runOnce = () =>
+      run(bin, args, {
+        maxBuffer: 64 * 1024 * 1024,
+        // Its caches (.hypothesis/, .schemathesis/) land in the temporary folder, not the checkout.
+        cwd: reports,
+        env: {
+          ...process.env,
+          SCHEMATHESIS_HOOKS: HOOKS,
+          FRS_SAVED_CONTEXT_ID: SAVED_CONTEXT_ID,
+          FRS_SAVED_SCORE_ID: savedScoreId,
+          SCHEMATHESIS_TELEMETRY: 'false',
+          NO_COLOR: '1',
+        },
+      }).then(
+        (r) => ({ code: 0, out: r.stdout + r.stderr }),
+        (e: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: e.code ?? -1,
+          out: `${e.stdout ?? ''}${e.stderr ?? ''}`,
+        }),
+      );
+    let result = await runOnce();
+    // A crash inside the tool is not a finding about the API: CPython 3.11's parser can raise
+    // `SystemError: AST constructor recursion depth mismatch` while Hypothesis describes one of
+    // its own lambdas, and Hypothesis then reports the case as flaky. Seen once in a clean-clone
+    // run; such a run (an error, no failed check) is repeated once.
+    if (
+      result.code !== 0 &&
+      /SystemError|FlakyFailure/.test(result.out) &&
+      !/=+ FAILURES =+/.test(result.out)
+    ) {
+      console.log(
+        `schemathesis crashed inside the tool; running it again:\n${result.out.split('\n').slice(0, 30).join('\n')}`,
+      );
+      result = await runOnce();
+    }
     // The summary goes to the test log (the issue note quotes it); the full report stays on disk.
     console.log(result.out.split('\n').slice(-40).join('\n'));
     expect(result.out, 'schemathesis did not run').toMatch(/test cases/i);
