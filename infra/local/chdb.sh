@@ -18,15 +18,8 @@ installed() { [[ -f $STAMP && -x $VENV/bin/python ]]; }
 
 install() {
   installed && return 0
-  command -v python3 >/dev/null || apt_install python3
   log "installing chdb-core $CHDB_CORE_VERSION into $VENV"
-  rm -rf "$VENV"
-  # Debian's python3 makes venvs with pip only once python3-venv is installed.
-  if ! python3 -m venv "$VENV" >/dev/null 2>&1; then
-    rm -rf "$VENV"
-    apt_install python3-venv
-    python3 -m venv "$VENV"
-  fi
+  make_venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check "chdb-core==$CHDB_CORE_VERSION"
   "$VENV/bin/python" -c "import chdb" || die "chdb-core did not install into $VENV"
   touch "$STAMP"

@@ -70,3 +70,16 @@ stop_pidfile() {
   rm -f "$pidfile"
   log "$name stopped"
 }
+
+# make_venv <dir>: a fresh Python virtualenv at <dir>. Debian's python3 makes venvs with pip only
+# once python3-venv is installed (its stub ensurepip imports fine, so the venv itself is tried).
+make_venv() {
+  local dir=$1
+  command -v python3 >/dev/null || apt_install python3
+  rm -rf "$dir"
+  if ! python3 -m venv "$dir" >/dev/null 2>&1; then
+    rm -rf "$dir"
+    apt_install python3-venv
+    python3 -m venv "$dir"
+  fi
+}

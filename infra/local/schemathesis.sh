@@ -16,16 +16,8 @@ installed() {
 
 install() {
   installed && return 0
-  command -v python3 >/dev/null || apt_install python3
   log "installing schemathesis $VERSION into $VENV (first run only)"
-  rm -rf "$VENV"
-  # Debian's python3 makes venvs with pip only once python3-venv is installed (its stub
-  # ensurepip imports fine, so try the venv itself).
-  if ! python3 -m venv "$VENV" >/dev/null 2>&1; then
-    rm -rf "$VENV"
-    apt_install python3-venv
-    python3 -m venv "$VENV"
-  fi
+  make_venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$VERSION" >&2
   installed || die "schemathesis $VERSION did not install"
 }
