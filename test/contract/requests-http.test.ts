@@ -68,6 +68,9 @@ describe('requests.http against a running API node', () => {
     vars.key_bureau = h.callers.bureau.apiKey;
     vars.key_broke = (await orgWithKey('assess', { credits: 0, overdraft: 0 })).apiKey;
     vars.key_slow = (await orgWithKey('assess', { rateRps: 1 })).apiKey;
+    // A well-formed key no organisation has (the 401 case).
+    vars.unknown_key_prefix = 'frs_live_';
+    vars.unknown_key_secret = '0'.repeat(32);
   });
   afterAll(async () => {
     await h?.stop();
