@@ -5,6 +5,9 @@
  *
  *   git archive <commit> | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/
  *   node loadtest/ab-bench.ts /tmp/before            (RATE=100 ROUNDS=5 DURATION=10s)
+ *
+ * MODE=saturate (VUS=32) drives each node closed-loop instead, for what a change costs in CPU:
+ * every round also reports the node's CPU per request (user + system, from /proc).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { freePort } from '../test/helpers/processes.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const before = process.argv[2];
@@ -24,6 +28,8 @@ if (!before || !existsSync(join(before, 'services/api/main.ts'))) {
 const RATE = process.env.RATE ?? '100';
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const DURATION = process.env.DURATION ?? '10s';
+const MODE = process.env.MODE === 'saturate' ? 'saturate' : 'rate';
+const VUS = process.env.VUS ?? '32';
 
 const cfg = loadConfig();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-ab-bench' });
@@ -62,46 +68,54 @@ for (const t of targets) {
   }
 }
 const k6 = execFileSync('bash', [join(ROOT, 'infra/local/k6.sh')], { encoding: 'utf8' }).trim();
-function run(port: number, duration: string) {
+function run(port: number, pid: number, duration: string) {
   const out = join(tmpdir(), `frs-ab-${process.pid}.json`);
+  const cpuBefore = cpuMicros([pid]);
   spawnSync(k6, ['run', '--quiet', '--summary-export', out, join(ROOT, 'k6/bench.js')], {
     env: {
       ...process.env,
       K6_NO_USAGE_REPORT: 'true',
       KIND: 'score',
-      MODE: 'rate',
+      MODE,
       RATE,
+      VUS,
       DURATION: duration,
       BASE_URLS: `http://127.0.0.1:${port}`,
       API_KEY: apiKey,
       SUBJECTS_FILE: subjects,
     },
   });
+  const cpu = cpuMicros([pid]) - cpuBefore;
   const m = JSON.parse(readFileSync(out, 'utf8')).metrics;
   rmSync(out);
   return {
+    rps: m.http_reqs.rate as number,
+    cpuUs: cpu / (m.http_reqs.count as number),
     p50: m.http_req_duration.med as number,
     p99: m.http_req_duration['p(99)'] as number,
     failed: m.http_req_failed?.value ?? 0,
   };
 }
-for (const t of targets) run(t.port, '5s'); // unmeasured warm-up
-const rounds: Record<string, { p50: number; p99: number; failed: number }[]> = { before: [], after: [] };
+targets.forEach((t, i) => run(t.port, nodes[i]!.pid!, '5s')); // unmeasured warm-up
+type Round = ReturnType<typeof run>;
+const rounds: Record<string, Round[]> = { before: [], after: [] };
 for (let r = 1; r <= ROUNDS; r++) {
-  for (const t of targets) {
-    const s = run(t.port, DURATION);
+  targets.forEach((t, i) => {
+    const s = run(t.port, nodes[i]!.pid!, DURATION);
     rounds[t.name]!.push(s);
     console.error(
-      `[ab] round ${r} ${t.name}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, failed ${s.failed}`,
+      `[ab] round ${r} ${t.name}: ${s.rps.toFixed(0)} req/s, ${s.cpuUs.toFixed(0)} µs CPU per request, ` +
+        `p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, failed ${s.failed}`,
     );
-  }
+  });
 }
 for (const n of nodes) n.kill('SIGTERM');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, xs] of Object.entries(rounds)) {
   const failed = Math.max(...xs.map((x) => x.failed));
   console.log(
-    `${name}: median p50 ${median(xs.map((x) => x.p50)).toFixed(2)} ms, median p99 ${median(xs.map((x) => x.p99)).toFixed(2)} ms` +
+    `${name}: median ${median(xs.map((x) => x.rps)).toFixed(0)} req/s, ${median(xs.map((x) => x.cpuUs)).toFixed(0)} µs CPU per request, ` +
+      `p50 ${median(xs.map((x) => x.p50)).toFixed(2)} ms, p99 ${median(xs.map((x) => x.p99)).toFixed(2)} ms` +
       (failed > 0 ? ` — REFUSED: ${(failed * 100).toFixed(2)} % failed requests` : ''),
   );
 }

@@ -26,6 +26,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { freePort } from '../test/helpers/processes.ts';
 import { latencyChartSvg, svgToPng } from './chart.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -62,29 +63,6 @@ const log = (m: string) => console.error(`[bench] ${m}`);
 function k6Bin(): string {
   return execFileSync('bash', [join(ROOT, 'infra', 'local', 'k6.sh')], { encoding: 'utf8' }).trim();
 }
-
-/** CPU time (user + system, µs) of processes and their children (a cluster's workers), from /proc. */
-export function cpuMicros(pids: number[]): number {
-  let ticks = 0;
-  const seen = new Set<number>();
-  const visit = (pid: number) => {
-    if (seen.has(pid)) return;
-    seen.add(pid);
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' '))
-        if (child.trim()) visit(Number(child));
-    } catch {
-      // exited meanwhile
-    }
-  };
-  for (const pid of pids) visit(pid);
-  return (ticks * 1e6) / CLK_TCK;
-}
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /**
  * One k6 step. Refuses (throws) when any request failed: a figure measured on errors (a 422 for
