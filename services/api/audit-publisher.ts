@@ -21,10 +21,16 @@ export interface AuditPublisherOptions {
   maxQueued: number;
   /** Pause between attempts to reach Kafka while spilling. */
   probeMs: number;
+  /** Told how long each record took to become durable, and which lane made it so (for metrics). */
+  onDurable?: (lane: DurableLane, ms: number) => void;
 }
+
+export type DurableLane = 'kafka' | 'journal';
 
 export interface AuditCounters {
   sent: number;
+  /** Records fsynced to the journal while Kafka was live: it was slower than `journalAfterMs`. */
+  raced: number;
   spilled: number;
   replayed: number;
   /** Records the journal refused (full or failing disk). */
@@ -143,8 +149,15 @@ export class AuditPublisher {
 
   /** Delivery counters since start and the journal's size on disk, for metrics. */
   counters(): AuditCounters {
-    const { sent, spilled, replayed, refused } = this.stats;
-    return { sent, spilled, replayed, dropped: refused, journalBytes: this.journal.bytes };
+    const { sent, journalled, spilled, replayed, refused } = this.stats;
+    return {
+      sent,
+      raced: journalled - spilled,
+      spilled,
+      replayed,
+      dropped: refused,
+      journalBytes: this.journal.bytes,
+    };
   }
 
   /** Records published and not yet durable. */
@@ -317,7 +330,7 @@ export class AuditPublisher {
 
   /** Kafka has the record: it is durable, and its live segment is one record closer to deletion. */
   private acknowledged(p: Pending): void {
-    this.settle(p);
+    this.settle(p, 'kafka');
     const seq = p.segment;
     if (seq === undefined) return;
     const left = this.liveSegments.get(seq);
@@ -337,10 +350,11 @@ export class AuditPublisher {
     });
   }
 
-  private settle(p: Pending): void {
+  private settle(p: Pending, lane: DurableLane): void {
     if (p.durable) return;
     p.durable = true;
     this.unsettled--;
+    this.opts.onDurable?.(lane, performance.now() - p.at);
     p.resolve();
   }
 
@@ -397,7 +411,7 @@ export class AuditPublisher {
           p.segment = written.seq;
           this.liveSegments.set(written.seq, (this.liveSegments.get(written.seq) ?? 0) + 1);
         }
-        this.settle(p);
+        this.settle(p, 'journal');
       }
     }
     if (tracked && kept > 0 && !this.liveSegments.has(written.seq)) await this.journal.remove(written.seq);

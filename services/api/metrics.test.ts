@@ -4,7 +4,14 @@ import { ApiMetrics } from './metrics.ts';
 
 describe('API metrics of the audit publisher', () => {
   it('exports the publisher counters and journal size as read at scrape time', async () => {
-    const counters: AuditCounters = { sent: 5, spilled: 3, replayed: 2, dropped: 0, journalBytes: 4096 };
+    const counters: AuditCounters = {
+      sent: 5,
+      raced: 1,
+      spilled: 3,
+      replayed: 2,
+      dropped: 0,
+      journalBytes: 4096,
+    };
     const metrics = new ApiMetrics({
       capabilities: () => ({}),
       auditDepth: () => 0,
@@ -14,6 +21,7 @@ describe('API metrics of the audit publisher', () => {
     const first = await metrics.registry.metrics();
     expect(first).toMatch(/^# TYPE frs_audit_records_sent_total counter$/m);
     expect(first).toMatch(/^frs_audit_records_sent_total 5$/m);
+    expect(first).toMatch(/^frs_audit_records_raced_total 1$/m);
     expect(first).toMatch(/^frs_audit_records_spilled_total 3$/m);
     expect(first).toMatch(/^frs_audit_records_replayed_total 2$/m);
     expect(first).toMatch(/^frs_audit_records_dropped_total 0$/m);

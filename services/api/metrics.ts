@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AuditCounters } from './audit-publisher.ts';
+import type { AuditCounters, DurableLane } from './audit-publisher.ts';
 import type { CapabilityHealth } from './capabilities/health.ts';
 
 export interface MetricsSources {
@@ -38,6 +38,11 @@ function auditMetrics(read: () => AuditCounters, registers: Registry[]): void {
     });
   counter('frs_audit_records_sent_total', 'Audit records Kafka acknowledged on a direct send', (c) => c.sent);
   counter(
+    'frs_audit_records_raced_total',
+    'Audit records also fsynced to the journal because Kafka had not acknowledged them within the race delay',
+    (c) => c.raced,
+  );
+  counter(
     'frs_audit_records_spilled_total',
     'Audit records written to the local journal instead of Kafka',
     (c) => c.spilled,
@@ -65,6 +70,7 @@ function auditMetrics(read: () => AuditCounters, registers: Registry[]): void {
 export class ApiMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<'route' | 'method' | 'status'>;
+  private readonly durable: Record<DurableLane, { observe(seconds: number): void }>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -77,6 +83,14 @@ export class ApiMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
     });
+    const durable = new Histogram({
+      name: 'frs_audit_durable_seconds',
+      help: 'From a score to its audit record being durable (a 200 waits for this), by the lane that made it so: kafka (acknowledged) or journal (fsynced first)',
+      labelNames: ['lane'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    this.durable = { kafka: durable.labels('kafka'), journal: durable.labels('journal') };
     const perCapability = (name: string, help: string, value: (h: CapabilityHealth) => number | undefined) =>
       new Gauge({
         name,
@@ -127,6 +141,9 @@ export class ApiMetrics {
       },
     });
   }
+
+  /** One audit record became durable after `ms` (AuditPublisherOptions.onDurable). */
+  auditDurable = (lane: DurableLane, ms: number): void => this.durable[lane].observe(ms / 1000);
 
   /** Times every request; the route label is the matched route pattern, never the raw path. */
   middleware = (req: Request, res: Response, next: NextFunction): void => {

@@ -66,6 +66,8 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
   const resources = new Resources();
   let server: Server | undefined;
   let stopping = false;
+  /** Built once the publishers it reads exist; the scores publisher reports to it from then on. */
+  let metrics: ApiMetrics | undefined;
 
   const redisClient = (name: string, url: string, failFast: boolean) =>
     resources.add(
@@ -87,8 +89,10 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     const redisSnapshotSub = redisClient('snapsub', cfg.REDIS_URL, false);
     // Explain copies go to a cache server of their own: disposable, memory-bounded, never persisted.
     const redisExplain = redisClient('explain', cfg.EXPLAIN_REDIS_URL, true);
-    // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout.
-    const redisLedger = redisClient('ledger', cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, true);
+    // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout. On
+    // the main Redis it shares the hot connection, whose auto-pipeline then sends a request's
+    // lookup and controls script in one write (a socket write per request less).
+    const redisLedger = cfg.LEDGER_REDIS_URL ? redisClient('ledger', cfg.LEDGER_REDIS_URL, true) : redis;
     const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) => c.close());
     const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`, kafkaSecurity(cfg));
 
@@ -106,6 +110,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         kafka,
         new AuditJournal({ dir: journalDir, segmentBytes: 1 << 20, maxBytes: 2 * 1024 ** 3 }),
         log,
+        { onDurable: (lane, ms) => metrics?.auditDurable(lane, ms) },
       ),
       (a) => a.close(),
     );
@@ -183,7 +188,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     );
     void versions.start();
     const health = () => capabilityHealth(capabilities, snapshots, ledger);
-    const metrics = new ApiMetrics({
+    metrics = new ApiMetrics({
       capabilities: health,
       auditDepth: () => audit.depth,
       audit: () => audit.counters(),

@@ -1,9 +1,11 @@
 /**
  * The live reputation-ledger lookup: one round trip to the ledger Redis per scored request (an
  * HMGET of the consortium feed's current version and one of the counts organisations reported
- * through POST /v1/outcomes, pipelined), behind an opossum breaker named for the capability. It runs concurrently with the controls script on a
- * fail-fast connection of its own, so a slow ledger never delays admission; anything that goes
- * wrong (timeout, open breaker, Redis down) answers `unavailable`, never an error.
+ * through POST /v1/outcomes), behind an opossum breaker named for the capability. It is sent
+ * before the controls script and runs concurrently with it, on a fail-fast connection: the
+ * controls' own when the ledger lives on the same Redis (one write carries both), a connection of
+ * its own when LEDGER_REDIS_URL names another server. Anything that goes wrong (timeout, open
+ * breaker, Redis down) answers `unavailable`, never an error.
  */
 import CircuitBreaker from 'opossum';
 import { ReplyError, type Redis } from 'ioredis';
@@ -89,20 +91,14 @@ export class LedgerLookup {
   }
 
   private read(key: string, fields: string[], budgetMs: number): Promise<{ feed: Counts; outcomes: Counts }> {
-    const query = this.deps.redis
-      .pipeline()
-      .hmget(key, ...fields)
-      .hmget(this.deps.reportsKey, ...fields)
-      .exec()
-      .then((replies) => {
-        const [[feedErr, feed], [outErr, outcomes]] = replies as [
-          [Error | null, Counts],
-          [Error | null, Counts],
-        ];
-        if (feedErr) throw feedErr;
-        if (outErr) throw outErr;
-        return { feed, outcomes };
-      });
+    // Two plain commands, not a pipeline object: they ride the client's auto-pipeline, which
+    // gathers every command of an event-loop turn (other requests' lookups, and the controls
+    // script when both share a connection) into one write.
+    const { redis, reportsKey } = this.deps;
+    const query = Promise.all([
+      redis.hmget(key, ...fields) as Promise<Counts>,
+      redis.hmget(reportsKey, ...fields) as Promise<Counts>,
+    ]).then(([feed, outcomes]) => ({ feed, outcomes }));
     if (budgetMs >= this.deps.timeoutMs) return query;
     let timer: NodeJS.Timeout;
     return Promise.race([
