@@ -75,6 +75,8 @@ function run(port: number, pid: number, duration: string) {
     env: {
       ...process.env,
       K6_NO_USAGE_REPORT: 'true',
+      // k6's REST API on a free port: two runs at once (two benches) must not collide on 6565.
+      K6_ADDRESS: '127.0.0.1:0',
       KIND: 'score',
       MODE,
       RATE,

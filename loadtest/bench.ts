@@ -76,7 +76,8 @@ function runK6(env: Record<string, string>, pids: number[] = [], prefix: string[
   const cpuBefore = cpuMicros(pids);
   const cmd = [...prefix, k6Bin(), 'run', '--quiet', '--summary-export', out, join(ROOT, 'k6', 'bench.js')];
   const r = spawnSync(cmd[0]!, cmd.slice(1), {
-    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', DURATION, ...env },
+    // K6_ADDRESS: k6's REST API on a free port, so two benches at once do not collide on 6565.
+    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', K6_ADDRESS: '127.0.0.1:0', DURATION, ...env },
     encoding: 'utf8',
   });
   const cpu = cpuMicros(pids) - cpuBefore;

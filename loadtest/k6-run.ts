@@ -112,6 +112,8 @@ const run = spawnSync(k6, ['run', '--quiet', ...k6Args, script], {
     K6_WEB_DASHBOARD_PERIOD: '2s',
     K6_WEB_DASHBOARD_EXPORT: join(results, `${scenario}.html`),
     K6_NO_USAGE_REPORT: 'true',
+    // k6's REST API on a free port: two runs at once (two benches) must not collide on 6565.
+    K6_ADDRESS: '127.0.0.1:0',
   },
 });
 rmSync(secretDir, { recursive: true, force: true });
