@@ -14,6 +14,7 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { freePort } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const before = process.argv[2];
@@ -26,6 +27,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const DURATION = process.env.DURATION ?? '10s';
 
 const cfg = loadConfig();
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-ab-bench' });
 const store = new OrgStore(redis);
 const org = await store.createOrg({ name: 'ab', tier: 'bureau', rateRps: 1_000_000, credits: 1_000_000_000 });

@@ -26,6 +26,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { freePort } from '../test/helpers/processes.ts';
 import { latencyChartSvg, svgToPng } from './chart.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -212,6 +213,8 @@ if (!existsSync(subjectsFile))
 }
 
 const cfg = loadConfig();
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-bench' });
 const store = new OrgStore(redis);
 const org = await store.createOrg({
