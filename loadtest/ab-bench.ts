@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
-import { freePort } from '../test/helpers/processes.ts';
 import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { freePort } from '../test/helpers/processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const before = process.argv[2];

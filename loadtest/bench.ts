@@ -25,8 +25,8 @@ import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { freePort } from '../test/helpers/processes.ts';
-import { latencyChartSvg, svgToPng } from './chart.ts';
 import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { latencyChartSvg, svgToPng } from './chart.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
