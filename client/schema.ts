@@ -421,7 +421,7 @@ export interface components {
        * @enum {string}
        */
       breaker?: 'closed' | 'open' | 'half_open';
-      /** @description Why the last refresh failed (the current snapshot stays in place); cleared by a success. */
+      /** @description Why the capability is not served as published: the last refresh failed (the current snapshot stays in place; cleared by a success), this node could not load the current version, or no snapshot has been published yet (the refresher builds them; API nodes never do). */
       last_error?: string;
       last_error_at?: string;
       consecutive_failures?: number;
@@ -792,7 +792,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Capability caches are loaded. */
+      /** @description The key replica is loaded, the published capability snapshots have been read once and the score path is warm. A capability with no snapshot published yet does not hold readiness back: it is served missing and GET /v1/health says so. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -804,7 +804,7 @@ export interface operations {
       };
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
-      /** @description Still loading the capability caches. */
+      /** @description Still loading the key replica or the capability snapshots, or warming up. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 import { freePort } from '../test/helpers/processes.ts';
 import { cpuMicros } from './proc-cpu.ts';
 
@@ -32,6 +33,8 @@ const MODE = process.env.MODE === 'saturate' ? 'saturate' : 'rate';
 const VUS = process.env.VUS ?? '32';
 
 const cfg = loadConfig();
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-ab-bench' });
 const store = new OrgStore(redis);
 const org = await store.createOrg({ name: 'ab', tier: 'bureau', rateRps: 1_000_000, credits: 1_000_000_000 });

@@ -20,6 +20,7 @@ import { orgWithKey, redis } from '../test/helpers/fixtures.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { startApi, startSink, waitFor } from '../test/helpers/processes.ts';
 import { steadyStream } from '../test/helpers/stream.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,6 +39,8 @@ const quantile = (sorted: number[], q: number) =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const stack = await startPrivateStack('bench', DB);
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const sinkEnv = { ...stack.env, AUDIT_SINK_GROUP: 'frs-bench-sink', LOG_LEVEL: 'error' };
 let sink = startSink(sinkEnv);
 const api = await startApi({ ...stack.env, AUDIT_JOURNAL_DIR: `${stack.dir}/journal`, LOG_LEVEL: 'error' });

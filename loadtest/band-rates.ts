@@ -20,6 +20,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { drawBootstrap } from '../shared/scoring/calibration/bootstrap.ts';
 import { drawLegacyPopulation } from '../shared/scoring/calibration/population.ts';
 import { SUBJECTS_SEED } from './subjects.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -60,6 +61,8 @@ async function startNode(): Promise<{ url: string; stop: () => void }> {
 }
 
 const cfg = loadConfig();
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-band-rates' });
 const store = new OrgStore(redis);
 const org = await store.createOrg({

@@ -27,6 +27,7 @@ import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { freePort } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 import { latencyChartSvg, svgToPng } from './chart.ts';
 import { listeningPids, shieldCore, stackPorts } from './core-shield.ts';
 import { cpuMicros } from './proc-cpu.ts';
@@ -194,6 +195,8 @@ if (!existsSync(subjectsFile))
 }
 
 const cfg = loadConfig();
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-bench' });
 const store = new OrgStore(redis);
 const org = await store.createOrg({

@@ -20,6 +20,7 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { startApi, type ApiNode } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const { values } = parseArgs({
   options: {
@@ -94,6 +95,8 @@ function pct(sorted: number[], p: number): number {
 }
 
 const cfg = loadConfig();
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-bench' });
 const store = new OrgStore(redis);
 // Limits far above what one machine can send, so no request is refused and both modes score.

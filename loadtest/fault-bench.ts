@@ -24,6 +24,7 @@ import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { scoreTopicLag } from '../test/helpers/kafka-records.ts';
 import { freePort } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -47,6 +48,8 @@ interface Result {
 
 const cfg = loadConfig();
 execFileSync('bash', [join(ROOT, 'infra/local/stack.sh'), 'up'], { stdio: 'inherit' });
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+await publishSnapshots();
 
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-fault-bench' });
 const org = await new OrgStore(redis).createOrg({

@@ -16,6 +16,7 @@ import { loadConfig } from '../shared/config.ts';
 import { TIERS, type Tier } from '../shared/contract/response.ts';
 import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
 import { freePort } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const [scenario, ...k6Args] = process.argv.slice(2);
@@ -28,6 +29,9 @@ if (!scenario || !existsSync(script)) {
 }
 
 let baseUrls = process.env.BASE_URLS ?? 'http://127.0.0.1:8080,http://127.0.0.1:8081';
+// API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
+if (!process.env.BASE_URLS) await publishSnapshots();
+
 // `degraded` against the live ledger sets up its own degraded node (unless BASE_URLS names
 // nodes the caller degraded by hand): an API node whose ledger Redis is a port nobody listens on.
 let degradedNode: ChildProcess | undefined;

@@ -32,6 +32,7 @@ import { capabilityJobName } from '../services/refresher/jobs/capability.ts';
 import { REFRESHER_QUEUE } from '../services/refresher/schedule.ts';
 import { unlinkPrefix } from '../test/helpers/feed-server.ts';
 import { spawnService, startApi } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../test/helpers/snapshots.ts';
 
 const { values } = parseArgs({
   options: {
@@ -146,6 +147,8 @@ const org = await store.createOrg({
   credits: 1e9,
 });
 const { api_key: apiKey } = await store.createKey(org.org_id);
+// A fresh prefix: the refresher's one-shot publishes its first snapshots (nodes build none).
+await publishSnapshots(env);
 const node = await startApi(env);
 const refresher = spawnService('services/refresher/main.ts', env);
 const connection = new Redis(cfg.REDIS_URL, { maxRetriesPerRequest: null });

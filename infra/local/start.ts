@@ -2,8 +2,10 @@
  * `npm start`: the whole stack on this machine, no Docker.
  *
  * Brings up Redis, ClickHouse and Kafka (installing them on first run), applies migrations,
- * creates topics, starts two API nodes, the audit sink, the refresher and the portal, seeds one demo
- * organisation per tier, and prints their keys and a curl to paste. Ctrl-C stops the services
+ * creates topics, seeds one demo organisation per tier, publishes the capability snapshots Redis
+ * lacks (the refresher's one-shot, `npm run refresh -- --missing`: API nodes never build them),
+ * starts two API nodes, the audit sink, the refresher and the portal, and prints the demo keys
+ * and a curl to paste. Ctrl-C stops the services
  * in order (API nodes first so no score is lost, then the sink and refresher) and then the
  * servers this run started; servers that were already running are left running.
  */
@@ -161,6 +163,16 @@ process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
 
 const demo = await seedDemo();
+// First start on this Redis: the nodes should serve full snapshots from their first request.
+try {
+  execFileSync(process.execPath, [join(ROOT, 'services/refresher/refresh-now.ts'), '--missing'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  });
+} catch {
+  console.error('[start] some capability snapshots could not be built; the refresher retries them');
+}
 workers.push(launch('audit-sink', 'services/audit-sink/main.ts'));
 workers.push(launch('refresher', 'services/refresher/main.ts'));
 for (const [i, port] of API_PORTS.entries()) {

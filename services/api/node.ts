@@ -9,9 +9,8 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
-import { refreshCapability } from '../../shared/capabilities/refresh.ts';
+import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
-import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { ledgerReportCountsKey } from '../../shared/capabilities/ledger-reports.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
@@ -133,32 +132,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     await Promise.all([audit.start(), outcomesAudit.start()]);
     const explainCache = new ExplainCache(redisExplain, log, undefined, cfg.EXPLAIN_COPIES_PER_ORG_S);
 
-    const capabilities = CAPABILITIES.map((def) =>
-      withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
-    );
     const store = new SnapshotStore(redisSnapshots, cfg.CAPABILITY_KEY_PREFIX, redisLedger);
-    const snapshots = resources.add(
-      'workers',
-      'snapshot cache',
-      new SnapshotCache({
-        store,
-        subscriber: redisSnapshotSub,
-        defs: capabilities,
-        pollMs: cfg.CAPABILITY_POLL_S * 1000,
-        log,
-        bootstrap: (def) =>
-          refreshCapability(def, {
-            store,
-            locations: feedLocations(cfg),
-            timeoutMs: cfg.FEED_TIMEOUT_MS,
-            maxShrink: cfg.FEED_MAX_SHRINK,
-            log,
-          }),
-      }),
-      (s) => s.stop(),
-    );
-    // Not awaited: the node listens (and answers /livez) while loading; /readyz waits for it.
-    const snapshotsLoaded = snapshots.start();
     const ledger = resources.add(
       'workers',
       'ledger breaker',
@@ -166,12 +140,31 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         redis: redisLedger,
         key: (version) => store.ledgerKey(version),
         reportsKey: ledgerReportCountsKey(cfg.CAPABILITY_KEY_PREFIX),
+        // The version the snapshot cache (below) last learned.
         version: () => snapshots.current.ledgerVersion,
         timeoutMs: cfg.LEDGER_TIMEOUT_MS,
         resetMs: cfg.LEDGER_BREAKER_RESET_MS,
       }),
       (l) => l.shutdown(),
     );
+    const capabilities = capabilityModels(
+      CAPABILITIES.map((def) => withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S)),
+      { breaker: () => ledger.state },
+    );
+    const snapshots = resources.add(
+      'workers',
+      'snapshot cache',
+      new SnapshotCache({
+        store,
+        subscriber: redisSnapshotSub,
+        capabilities,
+        pollMs: cfg.CAPABILITY_POLL_S * 1000,
+        log,
+      }),
+      (s) => s.stop(),
+    );
+    // Not awaited: the node listens (and answers /livez) while loading; /readyz waits for it.
+    const snapshotsLoaded = snapshots.start();
     // Default and challenger versions follow the admin CLI; the snapshot subscriber filters channels.
     const versions = resources.add(
       'workers',
@@ -187,7 +180,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       (v) => v.stop(),
     );
     void versions.start();
-    const health = () => capabilityHealth(capabilities, snapshots, ledger);
+    const health = () => capabilityHealth(capabilities, snapshots);
     metrics = new ApiMetrics({
       capabilities: health,
       auditDepth: () => audit.depth,

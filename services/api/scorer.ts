@@ -1,7 +1,7 @@
 import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ReputationReportsT, ScoreResponse } from '../../shared/contract/response.ts';
-import type { CapabilityDef } from '../../shared/capabilities/registry.ts';
+import type { Capability } from '../../shared/capabilities/model.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { score } from '../../shared/scoring/engine.ts';
 import { gatherEvidence, type EvidenceSources, type Reputation } from '../../shared/scoring/evidence.ts';
@@ -23,17 +23,11 @@ export interface ScorerDeps {
   publish: (scoreId: string, recordJson: string, orgId: string) => Promise<void>;
   /** The node's capability snapshots; read once per request, so a swap lands between requests. */
   snapshots: SnapshotCache;
-  /** The registry with this deployment's freshness limits. */
-  capabilities: readonly CapabilityDef[];
+  /** The capability models, with this deployment's freshness limits. */
+  capabilities: readonly Capability[];
   ledger: LedgerLookup;
   /** The default and challenger versions in force (services/api/version-follower.ts). */
   versions?: () => VersionState;
-}
-
-function evaluates(def: CapabilityDef, subject: CheckedScoreRequest['request']['subject']): boolean {
-  if (def.subject === 'phone') return subject.phone_number !== undefined;
-  if (def.subject === 'ip') return subject.ip_address !== undefined;
-  return true;
 }
 
 /** A score's response body (serialized once, reused in the audit record) and its record's durability. */
@@ -79,12 +73,13 @@ export class Scorer {
     const now = Date.now();
     const unavailable = new Set<ComponentKey>();
     const degraded: ComponentKey[] = [];
-    for (const def of this.deps.capabilities) {
-      if (!evaluates(def, subject) || (def.kind === 'live' && !consultsLedger)) continue;
-      const status = snapshots.status(def, now, snaps);
+    for (const cap of this.deps.capabilities) {
+      if (!cap.consulted(subject, consultsLedger)) continue;
+      const status = snapshots.status(cap, now, snaps);
       // A missing ledger version shows in the lookup's own answer (unavailable).
-      if (status === 'unavailable' && def.kind === 'snapshot') unavailable.add(def.name);
-      else if (status === 'degraded') degraded.push(def.name);
+      if (status === 'unavailable') {
+        if (cap.marksEvidenceUnavailable) unavailable.add(cap.name);
+      } else if (status === 'degraded') degraded.push(cap.name);
     }
     const d = snaps.data;
     const sources: EvidenceSources = {

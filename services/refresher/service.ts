@@ -4,6 +4,7 @@
  */
 import { Queue, Worker } from 'bullmq';
 import { hostname } from 'node:os';
+import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
@@ -63,7 +64,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
       );
       const jobs: RefresherJob[] = [
-        ...capabilities.map((def) => capabilityJob(def, refreshDeps)),
+        ...capabilityModels(capabilities).map((cap) => capabilityJob(cap, refreshDeps)),
         retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),
       ];
 

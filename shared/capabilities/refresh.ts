@@ -1,8 +1,8 @@
 /**
  * One refresh of one capability: fetch its feeds, skip if unchanged, build and validate, refuse
- * an empty or suspiciously shrunk result, publish a new version. The refresher's jobs run it on
- * their schedules; an API node runs it once at boot for a capability Redis has no snapshot of
- * yet, so a fresh deployment needs no particular start order.
+ * an empty or suspiciously shrunk result, publish a new version. Only the refresher runs it: its
+ * jobs on their schedules, and `npm run refresh -- --missing` once for a fresh deployment. API
+ * nodes never build a snapshot; they load what this publishes.
  *
  * A failure is recorded (health and metrics show it) and rethrown (BullMQ retries with backoff);
  * the current snapshot is never touched by a failed refresh.
@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { parseReputationFeed } from './feeds/reputation-feed.ts';
-import type { CapabilityDef, FeedName } from './registry.ts';
-import { buildSnapshot, SNAPSHOT_FORMAT, type FeedFiles, type SnapshotName } from './snapshots.ts';
+import type { Capability } from './model.ts';
+import type { FeedName } from './registry.ts';
+import { SNAPSHOT_FORMAT, type FeedFiles } from './snapshots.ts';
 import { fetchFeed } from './sources.ts';
 import type { SnapshotMeta, SnapshotStore } from './store.ts';
 
@@ -48,8 +48,9 @@ export function checkSize(entries: number, current: SnapshotMeta | undefined, ma
   }
 }
 
-export async function refreshCapability(def: CapabilityDef, deps: RefreshDeps): Promise<RefreshOutcome> {
+export async function refreshCapability(cap: Capability, deps: RefreshDeps): Promise<RefreshOutcome> {
   const { store } = deps;
+  const { def } = cap;
   const started = performance.now();
   try {
     const fetched = await Promise.all(
@@ -73,18 +74,10 @@ export async function refreshCapability(def: CapabilityDef, deps: RefreshDeps): 
       built_at: builtAt.toISOString(),
       ...(current ? { previous: current.version } : {}),
     });
-    let entries: number;
-    if (def.kind === 'live') {
-      const reports = parseReputationFeedNamed(files);
-      entries = reports.size;
-      checkSize(entries, current, deps.maxShrink);
-      await store.publishLedger(meta(entries), reports, current);
-    } else {
-      const built = buildSnapshot(def.name as SnapshotName, files);
-      entries = built.entries;
-      checkSize(entries, current, deps.maxShrink);
-      await store.publishBlob(def.name, meta(entries), built.payload, current);
-    }
+    const built = cap.build(files);
+    const { entries } = built;
+    checkSize(entries, current, deps.maxShrink);
+    await built.publish(store, meta(entries), current);
     deps.log.info(
       { capability: def.name, version, entries, ms: Math.round(performance.now() - started) },
       'capability snapshot published',
@@ -95,15 +88,5 @@ export async function refreshCapability(def: CapabilityDef, deps: RefreshDeps): 
     deps.log.warn({ capability: def.name, err: message }, 'capability refresh failed');
     await store.recordFailure(def.name, message).catch(() => undefined);
     throw err;
-  }
-}
-
-function parseReputationFeedNamed(files: FeedFiles): Map<string, number> {
-  const bytes = files.reputation?.get('');
-  if (!bytes) throw new FeedError('reputation: file missing');
-  try {
-    return parseReputationFeed(bytes);
-  } catch (err) {
-    throw new FeedError(`reputation: ${(err as Error).message}`);
   }
 }

@@ -491,7 +491,10 @@ function document(): Record<string, unknown> {
           security: [],
           responses: {
             '200': {
-              description: 'Capability caches are loaded.',
+              description:
+                'The key replica is loaded, the published capability snapshots have been read once and the score ' +
+                'path is warm. A capability with no snapshot published yet does not hold readiness back: it is ' +
+                'served missing and GET /v1/health says so.',
               headers: reqId,
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },
@@ -499,7 +502,7 @@ function document(): Record<string, unknown> {
             // The per-address budget of refused requests applies to every route.
             '429': r('RateLimited'),
             '503': {
-              description: 'Still loading the capability caches.',
+              description: 'Still loading the key replica or the capability snapshots, or warming up.',
               headers: reqId,
               content: { 'application/json': { schema: ref('ProbeResponse') } },
             },

@@ -199,9 +199,15 @@ export const CapabilityHealth = z
       .enum(['closed', 'open', 'half_open'])
       .optional()
       .meta({ description: 'Live capabilities only.' }),
-    last_error: z.string().optional().meta({
-      description: 'Why the last refresh failed (the current snapshot stays in place); cleared by a success.',
-    }),
+    last_error: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Why the capability is not served as published: the last refresh failed (the current snapshot stays ' +
+          'in place; cleared by a success), this node could not load the current version, or no snapshot has ' +
+          'been published yet (the refresher builds them; API nodes never do).',
+      }),
     last_error_at: z.string().optional(),
     consecutive_failures: z.int().min(0).optional(),
   })

@@ -76,9 +76,9 @@ export interface ApiNode extends Service {
 }
 
 /**
- * Starts an API node and waits until it is ready. A node on a fresh capability prefix builds
- * every snapshot before it is ready, which a loaded machine can stretch well past 30 s; a node
- * that exits first fails at once, with its output.
+ * Starts an API node and waits until it is ready (it loads the published snapshots and warms up
+ * the score path first, which a loaded machine can stretch well past 30 s; it builds none: see
+ * `publishSnapshots`). A node that exits first fails at once, with its output.
  */
 export async function startApi(env: Record<string, string> = {}): Promise<ApiNode> {
   const port = await freePort();

@@ -10,6 +10,7 @@ import { unlinkPrefix } from '../helpers/feed-server.ts';
 import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { publishSnapshots } from '../helpers/snapshots.ts';
 
 // Four reports in infra/feeds/reputation.csv (an Ofcom drama number, never a subscriber).
 const REPORTED = { phone_number: '+447700900123' };
@@ -23,6 +24,8 @@ describe('reputation ledger: a live lookup behind a breaker', () => {
 
   beforeAll(async () => {
     ledger = await PrivateRedis.start();
+    // The refresher's one-shot writes the ledger's first version; the node only reads it.
+    await publishSnapshots({ CAPABILITY_KEY_PREFIX: prefix, LEDGER_REDIS_URL: ledger.url });
     node = await startApi({
       CAPABILITY_KEY_PREFIX: prefix,
       LEDGER_REDIS_URL: ledger.url,

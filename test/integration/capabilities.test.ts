@@ -12,6 +12,7 @@ import { REFRESHER_QUEUE } from '../../services/refresher/schedule.ts';
 import { startFeedServer, unlinkPrefix } from '../helpers/feed-server.ts';
 import { cfg, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { spawnService, startApi, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { publishSnapshots } from '../helpers/snapshots.ts';
 
 const TOR_FEED = ['185.220.101.1', '185.220.101.2', '185.220.101.3', '185.220.101.4'].join('\n') + '\n';
 // A GB access-network address that no seed feed lists.
@@ -40,12 +41,14 @@ describe('capability snapshots: refresh, bad feeds, source outages', () => {
       CAPABILITY_FRESHNESS_S: `ip_tor_exit=${FRESHNESS_S}`,
       CAPABILITY_REFRESH_S: 'ip_tor_exit=1',
     };
-    // The first node builds the snapshots this fresh prefix lacks; the second loads them.
+    // A fresh prefix, as a fresh deployment: the refresher's one-shot publishes its first
+    // snapshots, then both nodes load them.
+    await publishSnapshots(env);
     nodes.push(await startApi(env));
     nodes.push(await startApi(env));
     const spawnedAt = Date.now();
     refresher = spawnService('services/refresher/main.ts', env);
-    // Node 1's build at startup is the only confirmation until the refresher runs; on a slow
+    // The one-shot's build is the only confirmation until the refresher runs; on a slow
     // machine it can age past FRESHNESS_S before the first test scores.
     await waitFor('the refresher to confirm the Tor snapshot on both nodes', async () =>
       (await onBoth(health)).every((h) => confirmedSince(h, spawnedAt)),

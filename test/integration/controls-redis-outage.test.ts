@@ -5,6 +5,7 @@ import { OrgStore } from '../../shared/orgs/store.ts';
 import { scoreCall } from '../helpers/fixtures.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { publishSnapshots } from '../helpers/snapshots.ts';
 
 const BODY = { subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,6 +69,7 @@ describe('scoring while Redis is down (a private redis-server the test stops and
       client.disconnect();
     }
     const env = { REDIS_URL: redis.url, CONTROLS_NODE_COUNT: '2' };
+    await publishSnapshots(env);
     nodes = await Promise.all([startApi(env), startApi(env)]);
   });
 

@@ -109,6 +109,8 @@ describe('Redis ACL users of the compose deployment', () => {
     const api = connect(apiUrl());
     await expect(api.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(/NOPERM/);
     await expect(api.hset('frs:org:org_x', 'tier', 'bureau')).rejects.toThrow(/NOPERM/);
+    // Snapshots are the refresher's to build: a node only reads them.
+    await expect(api.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(/NOPERM/);
     await expect(api.get(digestKey('f'.repeat(64)))).resolves.toBeNull();
     await expect(api.flushall()).rejects.toThrow(/NOPERM/);
     await expect(api.config('GET', 'dir')).rejects.toThrow(/NOPERM/);

@@ -1,7 +1,6 @@
 /** The capabilities map of GET /v1/health, from this node's snapshots and breakers. */
 import type { CapabilityStatus } from '../../../shared/capabilities/condition.ts';
-import type { CapabilityDef } from '../../../shared/capabilities/registry.ts';
-import type { BreakerState, LedgerLookup } from './ledger-lookup.ts';
+import type { BreakerState, Capability } from '../../../shared/capabilities/model.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
 export interface CapabilityHealth {
@@ -18,25 +17,24 @@ export interface CapabilityHealth {
   consecutive_failures?: number;
 }
 
+/** What health says of a capability Redis has no version of and whose refresh never failed. */
+export const NOT_PUBLISHED =
+  'no snapshot published yet: the refresher builds it (`npm run refresh -- --missing` builds it now)';
+
 export function capabilityHealth(
-  defs: readonly CapabilityDef[],
+  capabilities: readonly Capability[],
   cache: SnapshotCache,
-  ledger: LedgerLookup,
   nowMs = Date.now(),
 ): Record<string, CapabilityHealth> {
   const snaps = cache.current;
   const out: Record<string, CapabilityHealth> = {};
-  for (const def of defs) {
-    const state = snaps.states[def.name];
-    let status = cache.status(def, nowMs, snaps);
-    const h: CapabilityHealth = { status, kind: def.kind, freshness_s: def.freshnessS };
-    if (def.kind === 'live') {
-      h.breaker = ledger.state;
-      // An open breaker answers nothing; a half-open one lets trial lookups through.
-      if (h.breaker === 'open') status = 'unavailable';
-      else if (h.breaker === 'half_open' && status === 'ok') status = 'degraded';
-      h.status = status;
-    }
+  for (const cap of capabilities) {
+    const state = snaps.states[cap.name];
+    const h: CapabilityHealth = {
+      ...cap.serving(cache.status(cap, nowMs, snaps)),
+      kind: cap.kind,
+      freshness_s: cap.def.freshnessS,
+    };
     if (state?.meta) {
       h.version = state.meta.version;
       h.entries = state.meta.entries;
@@ -49,13 +47,15 @@ export function capabilityHealth(
       ? { error: `this node could not load the current version: ${state.loadError}`, at: undefined }
       : state?.status?.last_error
         ? { error: state.status.last_error, at: state.status.last_error_at }
-        : undefined;
+        : !state?.meta
+          ? { error: NOT_PUBLISHED, at: undefined }
+          : undefined;
     if (failure) {
       h.last_error = failure.error;
       if (failure.at) h.last_error_at = failure.at;
     }
     if (state?.status) h.consecutive_failures = state.status.consecutive_failures;
-    out[def.name] = h;
+    out[cap.name] = h;
   }
   return out;
 }

@@ -10,10 +10,9 @@
 import CircuitBreaker from 'opossum';
 import { ReplyError, type Redis } from 'ioredis';
 import { canonicalSubject, subjectDigest } from '../../../shared/capabilities/feeds/reputation-feed.ts';
+import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Subject } from '../../../shared/contract/request.ts';
 import type { Reputation } from '../../../shared/scoring/evidence.ts';
-
-export type BreakerState = 'closed' | 'open' | 'half_open';
 
 export interface LedgerLookupDeps {
   redis: Redis;

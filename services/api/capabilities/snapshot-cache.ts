@@ -3,16 +3,15 @@
  * announces one (pub/sub) or when a poll of the current versions finds one it missed, always off
  * the hot path, and swaps the whole set in one assignment: a request sees either the old or the
  * new snapshot, never a mix, and never waits for a load.
+ *
+ * It only reads: a capability Redis has no snapshot of stays missing (health says so) until the
+ * refresher publishes one, which the announcement brings here.
  */
 import type { Redis } from 'ioredis';
-import { capabilityStatus, type CapabilityStatus } from '../../../shared/capabilities/condition.ts';
-import type { CapabilityDef, CapabilityName } from '../../../shared/capabilities/registry.ts';
-import {
-  decodeSnapshot,
-  SNAPSHOT_FORMAT,
-  type SnapshotData,
-  type SnapshotName,
-} from '../../../shared/capabilities/snapshots.ts';
+import type { CapabilityStatus } from '../../../shared/capabilities/condition.ts';
+import type { Capability, Holdings } from '../../../shared/capabilities/model.ts';
+import type { CapabilityName } from '../../../shared/capabilities/registry.ts';
+import { SNAPSHOT_FORMAT } from '../../../shared/capabilities/snapshots.ts';
 import type { RefreshStatus, SnapshotMeta, SnapshotStore } from '../../../shared/capabilities/store.ts';
 import type { Logger } from '../../../shared/logger.ts';
 
@@ -25,10 +24,7 @@ export interface CapabilityState {
 }
 
 /** Immutable: replaced as a whole by each load. */
-export interface Snapshots {
-  data: Partial<SnapshotData>;
-  /** The ledger version lookups read; undefined until one is known. */
-  ledgerVersion?: string;
+export interface Snapshots extends Holdings {
   states: Partial<Record<CapabilityName, CapabilityState>>;
 }
 
@@ -36,11 +32,9 @@ export interface SnapshotCacheDeps {
   store: SnapshotStore;
   /** A connection of its own: once subscribed it can do nothing else. */
   subscriber: Redis;
-  defs: readonly CapabilityDef[];
+  capabilities: readonly Capability[];
   pollMs: number;
   log: Logger;
-  /** Builds and publishes a capability Redis has no snapshot of yet (a fresh deployment). */
-  bootstrap: (def: CapabilityDef) => Promise<unknown>;
 }
 
 export class SnapshotCache {
@@ -60,20 +54,14 @@ export class SnapshotCache {
     return this.snapshots;
   }
 
-  /** Status of each capability from this node's view, at `nowMs`. */
-  status(def: CapabilityDef, nowMs: number, snapshots = this.snapshots): CapabilityStatus {
-    const state = snapshots.states[def.name];
-    const present =
-      def.kind === 'live'
-        ? snapshots.ledgerVersion !== undefined
-        : snapshots.data[def.name as SnapshotName] !== undefined;
-    return capabilityStatus(def, { present, refreshedAtMs: state?.refreshedAtMs }, nowMs);
+  /** Status of a capability from this node's view, at `nowMs`. */
+  status(cap: Capability, nowMs: number, snapshots = this.snapshots): CapabilityStatus {
+    return cap.status(snapshots, snapshots.states[cap.name]?.refreshedAtMs, nowMs);
   }
 
   /**
-   * Loads what Redis has; builds what it has not (so the first node of a fresh deployment does not
-   * wait for the refresher); then follows announcements and polls. Never throws: a capability that
-   * cannot be loaded stays missing and health says why.
+   * Loads what Redis has, then follows announcements and polls. Never throws: a capability that
+   * has no snapshot yet, or cannot be loaded, stays missing and health says why.
    */
   async start(): Promise<void> {
     const { subscriber, store, log } = this.deps;
@@ -84,15 +72,13 @@ export class SnapshotCache {
       .subscribe(store.channel)
       .catch((err) => log.warn({ err: String(err) }, 'no snapshot announcements'));
     await this.sync();
-    const missing = this.deps.defs.filter((d) => !this.snapshots.states[d.name]?.meta);
-    for (const def of missing) {
-      await this.deps
-        .bootstrap(def)
-        .catch((err) =>
-          log.warn({ capability: def.name, err: String(err) }, 'capability has no snapshot yet'),
-        );
+    const missing = this.deps.capabilities.filter((c) => !this.snapshots.states[c.name]?.meta);
+    if (missing.length > 0) {
+      log.warn(
+        { capabilities: missing.map((c) => c.name) },
+        'no snapshot published yet: answering without these until the refresher publishes them',
+      );
     }
-    if (missing.length > 0) await this.sync();
     this.ready = true;
     this.timer = setInterval(() => this.sync(), this.deps.pollMs);
     this.timer.unref();
@@ -118,41 +104,36 @@ export class SnapshotCache {
   }
 
   private async pass(): Promise<void> {
-    const { defs, store, log } = this.deps;
-    const rows = await store.read(defs.map((d) => d.name));
+    const { capabilities, store, log } = this.deps;
+    const rows = await store.read(capabilities.map((c) => c.name));
     const before = this.snapshots;
-    const data: Partial<SnapshotData> = { ...before.data };
-    let ledgerVersion = before.ledgerVersion;
+    const next: Holdings = {
+      data: { ...before.data },
+      ...(before.ledgerVersion !== undefined ? { ledgerVersion: before.ledgerVersion } : {}),
+    };
     const states: Snapshots['states'] = {};
-    for (const [i, def] of defs.entries()) {
+    for (const [i, cap] of capabilities.entries()) {
       const { meta, status } = rows[i]!;
-      const held = before.states[def.name];
+      const held = before.states[cap.name];
       const state: CapabilityState = { ...held, ...(status ? { status } : {}) };
       if (status?.refreshed_at) state.refreshedAtMs = Date.parse(status.refreshed_at);
       if (meta && meta.format === SNAPSHOT_FORMAT && meta.version !== held?.meta?.version) {
         try {
-          if (def.kind === 'live') ledgerVersion = meta.version;
-          else await this.load(def.name as SnapshotName, meta.version, data);
+          await cap.load(store, meta, next);
           state.meta = meta;
           delete state.loadError;
-          log.info({ capability: def.name, version: meta.version }, 'capability snapshot loaded');
+          log.info({ capability: cap.name, version: meta.version }, 'capability snapshot loaded');
         } catch (err) {
           state.loadError = (err as Error).message;
           log.warn(
-            { capability: def.name, version: meta.version, err: state.loadError },
+            { capability: cap.name, version: meta.version, err: state.loadError },
             'snapshot not loaded',
           );
         }
       }
-      states[def.name] = state;
+      states[cap.name] = state;
     }
     // The swap: one assignment of a new, complete object.
-    this.snapshots = { data, states, ...(ledgerVersion ? { ledgerVersion } : {}) };
-  }
-
-  private async load(name: SnapshotName, version: string, into: Partial<SnapshotData>): Promise<void> {
-    const payload = await this.deps.store.blob(name, version);
-    if (!payload) throw new Error(`version ${version} is gone from Redis`);
-    (into as Record<SnapshotName, unknown>)[name] = decodeSnapshot(name, payload);
+    this.snapshots = { ...next, states };
   }
 }

@@ -1,5 +1,5 @@
 import { refreshCapability, type RefreshDeps } from '../../../shared/capabilities/refresh.ts';
-import type { CapabilityDef } from '../../../shared/capabilities/registry.ts';
+import type { Capability } from '../../../shared/capabilities/model.ts';
 import type { RefresherJob } from './job.ts';
 
 export const capabilityJobName = (name: string) => `capability:${name}`;
@@ -9,12 +9,13 @@ export const capabilityJobName = (name: string) => `capability:${name}`;
  * created). A failed run is retried with exponential backoff; meanwhile nodes keep the current
  * snapshot, and health shows the failure.
  */
-export function capabilityJob(def: CapabilityDef, deps: RefreshDeps): RefresherJob {
+export function capabilityJob(cap: Capability, deps: RefreshDeps): RefresherJob {
+  const { def } = cap;
   return {
     name: capabilityJobName(def.name),
     repeat: { every: def.refreshEveryS * 1000 },
     attempts: 3,
     backoff: { type: 'exponential', delay: 5_000 },
-    run: () => refreshCapability(def, deps),
+    run: () => refreshCapability(cap, deps),
   };
 }

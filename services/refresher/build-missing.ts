@@ -1,0 +1,53 @@
+/**
+ * The first snapshots of a fresh deployment (or of a fresh CAPABILITY_KEY_PREFIX): builds, in
+ * this process and with the refresher's own code, every capability Redis has no current version
+ * of, and publishes it (the announcement reaches running nodes). API nodes never build snapshots;
+ * `npm run refresh -- --missing` runs this before them, and the refresher's first scheduled runs
+ * do the same work a little later.
+ */
+import { capabilityModels } from '../../shared/capabilities/model.ts';
+import { refreshCapability, type RefreshOutcome } from '../../shared/capabilities/refresh.ts';
+import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { feedLocations } from '../../shared/capabilities/sources.ts';
+import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import type { Config } from '../../shared/config.ts';
+import type { Logger } from '../../shared/logger.ts';
+
+export type MissingResult = { capability: string } & (RefreshOutcome | { outcome: 'failed'; error: string });
+
+/** One result per capability that had no snapshot; the ones already published are left alone. */
+export async function buildMissing(cfg: Config, log: Logger): Promise<MissingResult[]> {
+  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-refresh-missing', log });
+  const ledger = cfg.LEDGER_REDIS_URL
+    ? createRedis(cfg.LEDGER_REDIS_URL, { connectionName: 'frs-refresh-missing-ledger', log })
+    : redis;
+  try {
+    const store = new SnapshotStore(redis, cfg.CAPABILITY_KEY_PREFIX, ledger);
+    const caps = capabilityModels(
+      CAPABILITIES.map((def) => withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S)),
+    );
+    const current = await store.read(caps.map((c) => c.name));
+    const deps = {
+      store,
+      locations: feedLocations(cfg),
+      timeoutMs: cfg.FEED_TIMEOUT_MS,
+      maxShrink: cfg.FEED_MAX_SHRINK,
+      log,
+    };
+    const results: MissingResult[] = [];
+    // One at a time, as the refresher's worker runs them: the network snapshot alone is ~23 MB.
+    for (const [i, cap] of caps.entries()) {
+      if (current[i]!.meta) continue;
+      try {
+        results.push({ capability: cap.name, ...(await refreshCapability(cap, deps)) });
+      } catch (err) {
+        results.push({ capability: cap.name, outcome: 'failed', error: (err as Error).message });
+      }
+    }
+    return results;
+  } finally {
+    redis.disconnect();
+    if (ledger !== redis) ledger.disconnect();
+  }
+}

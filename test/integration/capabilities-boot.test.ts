@@ -1,0 +1,94 @@
+/**
+ * API nodes only read snapshots. A node started against a Redis with no snapshot (a fresh
+ * capability prefix) builds none: it is ready, answers every score with each capability missing
+ * as its registry entry says (degraded or unavailable, never a 5xx), health says why, and it
+ * writes no key under the prefix. Once the refresher's one-shot publishes the snapshots, the
+ * announcement brings them in (the poll is an hour away). docs/capabilities.md "First snapshots".
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITIES } from '../../shared/capabilities/registry.ts';
+import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
+import { unlinkPrefix } from '../helpers/feed-server.ts';
+import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { publishSnapshots } from '../helpers/snapshots.ts';
+
+// A number and an address no seed feed lists, so only the capabilities' presence changes scores.
+const SUBJECT = { phone_number: '+447911123456', ip_address: '81.2.69.142' };
+
+describe('a node with no published snapshots', () => {
+  const prefix = `frs-caps-boot-${process.pid}-${Date.now()}`;
+  const env = { CAPABILITY_KEY_PREFIX: prefix, CAPABILITY_POLL_S: '3600' };
+  let node: InProcessNode;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    node = await startNode(env);
+    ({ apiKey } = await orgWithKey('bureau', { rateRps: 10_000, credits: 1_000_000 }));
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    const r = redis();
+    await unlinkPrefix(r, prefix);
+    r.disconnect();
+  });
+
+  const health = async () => HealthResponse.parse(await (await fetch(`${node.url}/v1/health`)).json());
+  const keysUnderPrefix = async () => {
+    const r = redis();
+    try {
+      return await r.keys(`${prefix}:*`);
+    } finally {
+      r.disconnect();
+    }
+  };
+
+  it('is ready, builds nothing, answers degraded, and health says why', async () => {
+    expect((await fetch(`${node.url}/readyz`)).status).toBe(200);
+    const h = await health();
+    expect(h.status).toBe('degraded');
+    for (const def of CAPABILITIES) {
+      expect(h.capabilities[def.name], def.name).toMatchObject({
+        status: def.whenMissing,
+        last_error: expect.stringMatching(/no snapshot published yet/),
+      });
+      expect(h.capabilities[def.name]!.version, def.name).toBeUndefined();
+    }
+
+    const res = await scoreCall(node.url, apiKey, { subject: SUBJECT });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as ScoreResponse;
+    const verdict = (name: string) => body.components!.find((c) => c.component === name)?.verdict;
+    expect(verdict('ip_tor_exit')).toBe('unavailable');
+    expect(verdict('ip_network_type')).toBe('unavailable');
+    expect(body.degraded_sources).toEqual(
+      expect.arrayContaining(['caller_id_integrity', 'ndc_range_risk', 'reputation_ledger']),
+    );
+
+    // The node wrote nothing under the prefix: no snapshot, no version, no status.
+    expect(await keysUnderPrefix()).toEqual([]);
+  });
+
+  it('serves the snapshots once the refresher publishes them, through the announcement', async () => {
+    const published = await publishSnapshots(env);
+    expect(published.map((p) => p.capability).sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
+    const versions = Object.fromEntries(
+      published.map((p) => [p.capability, (p as { version?: string }).version]),
+    );
+
+    const h = await waitFor('the node to load every published snapshot', async () => {
+      const current = await health();
+      return current.status === 'ok' ? current : undefined;
+    });
+    for (const def of CAPABILITIES) {
+      expect(h.capabilities[def.name], def.name).toMatchObject({ status: 'ok', version: versions[def.name] });
+      expect(h.capabilities[def.name]!.last_error, def.name).toBeUndefined();
+    }
+
+    const body = (await (await scoreCall(node.url, apiKey, { subject: SUBJECT })).json()) as ScoreResponse;
+    expect(body.degraded_sources).toEqual([]);
+    expect(body.components!.find((c) => c.component === 'ip_tor_exit')?.verdict).toBe('clean');
+  });
+});
