@@ -17,6 +17,7 @@ import { AuditRecord } from '../shared/audit/record.ts';
 import { createKafka, SCORES_TOPIC } from '../shared/clients/kafka.ts';
 import { newScoreId, scoreIdTime } from '../shared/ids.ts';
 import { orgWithKey, redis } from '../test/helpers/fixtures.ts';
+import { sleep } from '../test/helpers/wait.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { startApi, startSink, waitFor } from '../test/helpers/processes.ts';
 import { steadyStream } from '../test/helpers/stream.ts';
@@ -35,7 +36,6 @@ const DB = 'frs_bench';
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const stack = await startPrivateStack('bench', DB);
 const sinkEnv = { ...stack.env, AUDIT_SINK_GROUP: 'frs-bench-sink', LOG_LEVEL: 'error' };
