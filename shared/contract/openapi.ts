@@ -1,3 +1,9 @@
+/**
+ * The OpenAPI document's contract-wide parts: info and version, the component schemas (from the
+ * zod schemas), the shared headers and error responses, the registries. Its operations are
+ * declared by the route modules beside their handlers (services/api/routes/*.ts) and collected
+ * in services/api/openapi/document.ts, which serves the whole.
+ */
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
@@ -222,6 +228,21 @@ const RESPONSES = {
 
 /** A reference to a shared response (an error answer) of the document. */
 export const responseRef = (name: keyof typeof RESPONSES) => ({ $ref: `#/components/responses/${name}` });
+
+/**
+ * The refusals every authenticated operation with a JSON body shares, by status (an object's
+ * integer keys enumerate in ascending order, so spreading it keeps the statuses sorted).
+ */
+export const JSON_BODY_REFUSALS = {
+  '400': responseRef('BadRequest'),
+  '401': responseRef('Unauthenticated'),
+  '409': responseRef('Conflict'),
+  '413': responseRef('PayloadTooLarge'),
+  '415': responseRef('UnsupportedMediaType'),
+  '422': responseRef('ValidationFailed'),
+  '429': responseRef('RateLimited'),
+  '500': responseRef('Internal'),
+};
 
 /** The response headers named, as references to the document's headers. */
 export const headerRefs = (...names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, h(n)]));

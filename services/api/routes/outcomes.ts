@@ -2,6 +2,7 @@ import { Router } from 'express';
 import {
   EXAMPLE_RESPONSE,
   headerRefs,
+  JSON_BODY_REFUSALS,
   responseRef as r,
   schemaRef,
 } from '../../../shared/contract/openapi.ts';
@@ -92,15 +93,8 @@ export const outcomeOperation = operation('post', '/v1/outcomes', {
         },
       },
     },
-    '400': r('BadRequest'),
-    '401': r('Unauthenticated'),
+    ...JSON_BODY_REFUSALS,
     '404': r('ScoreNotFound'),
-    '409': r('Conflict'),
-    '413': r('PayloadTooLarge'),
-    '415': r('UnsupportedMediaType'),
-    '422': r('ValidationFailed'),
-    '429': r('RateLimited'),
-    '500': r('Internal'),
   },
 });
 

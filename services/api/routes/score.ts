@@ -2,6 +2,7 @@ import { Router } from 'express';
 import {
   EXAMPLE_RESPONSE,
   headerRefs,
+  JSON_BODY_REFUSALS,
   responseRef as r,
   schemaRef,
 } from '../../../shared/contract/openapi.ts';
@@ -83,16 +84,9 @@ export const scoreOperation = operation('post', '/v1/score', {
         },
       },
     },
-    '400': r('BadRequest'),
-    '401': r('Unauthenticated'),
+    ...JSON_BODY_REFUSALS,
     '402': r('CreditsExhausted'),
     '403': r('EntitlementRequired'),
-    '409': r('Conflict'),
-    '413': r('PayloadTooLarge'),
-    '415': r('UnsupportedMediaType'),
-    '422': r('ValidationFailed'),
-    '429': r('RateLimited'),
-    '500': r('Internal'),
   },
 });
 
