@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFaultPipeline, type FaultPipeline, type Landed } from '../helpers/fault-pipeline.ts';
+import { startFaultPipeline, type FaultPipeline } from '../helpers/fault-pipeline.ts';
 import { orgWithKey } from '../helpers/fixtures.ts';
 import { scoreTopicLag } from '../helpers/kafka-records.ts';
 import { holdLoadUntilAnswered, steadyStream, type StreamResult } from '../helpers/stream.ts';
@@ -39,8 +39,6 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
   afterAll(async () => {
     await pipeline?.down();
   });
-
-  const landed = (orgId: string): Landed => ({ id: (r) => r.scoreId, stored: () => stored(orgId) });
 
   async function stored(orgId: string) {
     const rs = await pipeline.stack.ch.query({
@@ -96,7 +94,7 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
     const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyStream(() => api.url, org.apiKey, RPS);
-      await pipeline.kafkaOutage(api, stream, RPS, landed(org.orgId));
+      await pipeline.kafkaOutage(api, stream, RPS);
       const results = await stream.stop();
       expectServedWithinBudget(results);
       await expectExactlyOnce(org.orgId, accepted(results));
@@ -111,7 +109,7 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
     const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyStream(() => api.url, org.apiKey, RPS);
-      await pipeline.clickhouseOutage(stream, RPS, landed(org.orgId));
+      await pipeline.clickhouseOutage(stream, RPS);
       const results = await stream.stop();
       expectServedWithinBudget(results);
       await expectExactlyOnce(org.orgId, accepted(results));

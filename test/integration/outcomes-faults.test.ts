@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
-import { startFaultPipeline, type FaultPipeline, type Landed } from '../helpers/fault-pipeline.ts';
+import { startFaultPipeline, type FaultPipeline } from '../helpers/fault-pipeline.ts';
 import { orgWithKey } from '../helpers/fixtures.ts';
 import { scoreTopicLag } from '../helpers/kafka-records.ts';
 import { holdLoadUntilAnswered, steadyOutcomeStream, type StreamResult } from '../helpers/stream.ts';
@@ -25,8 +25,6 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
   afterAll(async () => {
     await pipeline?.down();
   });
-
-  const landed = (orgId: string): Landed => ({ id: (r) => r.outcomeId, stored: () => stored(orgId) });
 
   async function stored(orgId: string) {
     const rs = await pipeline.stack.ch.query({
@@ -72,7 +70,7 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
     const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-      await pipeline.kafkaOutage(api, stream, RPS, landed(org.orgId));
+      await pipeline.kafkaOutage(api, stream, RPS);
       await expectExactlyOnce(org.orgId, await stream.stop());
       // The publisher said it turned to the journal (the records' fate is checked above).
       expect(api.output()).toContain('audit records go to the journal');
@@ -86,7 +84,7 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
     const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-      await pipeline.clickhouseOutage(stream, RPS, landed(org.orgId));
+      await pipeline.clickhouseOutage(stream, RPS);
       await expectExactlyOnce(org.orgId, await stream.stop());
       expect(pipeline.sink.output()).toContain('clickhouse insert failed; retrying');
     } finally {
