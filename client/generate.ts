@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { format, resolveConfig } from 'prettier';
 import { parse } from 'yaml';
-import { openApiYaml } from '../shared/contract/openapi.ts';
+import { openApiYaml } from '../services/api/openapi/document.ts';
 
 export const SCHEMA_FILE = new URL('./schema.ts', import.meta.url);
 

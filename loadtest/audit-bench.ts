@@ -17,6 +17,7 @@ import { AuditRecord } from '../shared/audit/record.ts';
 import { createKafka, SCORES_TOPIC } from '../shared/clients/kafka.ts';
 import { newScoreId, scoreIdTime } from '../shared/ids.ts';
 import { orgWithKey, redis } from '../test/helpers/fixtures.ts';
+import { sleep } from '../test/helpers/wait.ts';
 import { startPrivateStack } from '../test/helpers/private-stack.ts';
 import { startApi, startSink, waitFor } from '../test/helpers/processes.ts';
 import { steadyStream } from '../test/helpers/stream.ts';
@@ -36,7 +37,6 @@ const DB = 'frs_bench';
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const stack = await startPrivateStack('bench', DB);
 // API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.

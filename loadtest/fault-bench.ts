@@ -22,6 +22,7 @@ import { createClickHouse } from '../shared/clients/clickhouse.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
+import { sleep } from '../test/helpers/wait.ts';
 import { scoreTopicLag } from '../test/helpers/kafka-records.ts';
 import { freePort } from '../test/helpers/processes.ts';
 import { publishSnapshots } from '../test/helpers/snapshots.ts';
@@ -34,7 +35,6 @@ const STACK_DIR = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
 const JOURNALS = join(STACK_DIR, 'fault-bench-journal');
 
 const log = (m: string) => console.error(`[faults] ${new Date().toISOString().slice(11, 19)} ${m}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Result {
   phase: string;

@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '../../shared/logger.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { requestId } from './http/request-id.ts';
+import { openApiYaml } from './openapi/document.ts';
 import { explainRoutes, type ExplainRouteDeps } from './routes/explain.ts';
 import { healthRoutes, type HealthRouteDeps } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -26,7 +27,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps));
   app.use(explainRoutes(deps));
   app.use(outcomeRoutes(deps));
-  app.use(openApiRoutes());
+  app.use(openApiRoutes(openApiYaml));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

@@ -1,3 +1,9 @@
+/**
+ * The OpenAPI document's contract-wide parts: info and version, the component schemas (from the
+ * zod schemas), the shared headers and error responses, the registries. Its operations are
+ * declared by the route modules beside their handlers (services/api/routes/*.ts) and collected
+ * in services/api/openapi/document.ts, which serves the whole.
+ */
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
@@ -28,6 +34,30 @@ const RESPONSE_SCHEMAS = [
 
 type JsonSchema = Record<string, unknown>;
 
+/** An OpenAPI Operation Object; the parts shared by every operation are typed. */
+export interface OperationSpec {
+  operationId: string;
+  tags: ('scoring' | 'outcomes' | 'operations')[];
+  summary: string;
+  description?: string;
+  /** `[]` for a public operation; absent: the document's bearer security applies. */
+  security?: [];
+  parameters?: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * One operation of the document, declared by the route module that serves it
+ * (services/api/routes/*.ts), so the document cannot describe a route that is not there.
+ */
+export interface DeclaredOperation {
+  method: 'get' | 'post';
+  /** The OpenAPI path template; `{name}` is a path parameter. */
+  path: string;
+  spec: OperationSpec;
+}
+
 /**
  * JSON Schemas (2020-12, the dialect of OpenAPI 3.1) of the contract, straight from the zod
  * schemas that validate requests: request bodies as accepted (input), responses as produced
@@ -51,7 +81,8 @@ export function componentSchemas(): Record<string, JsonSchema> {
   return out;
 }
 
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+/** A reference to a component schema. */
+export const schemaRef = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const header = (description: string, schema: JsonSchema) => ({ description, schema });
 const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -87,12 +118,10 @@ const HEADERS = {
   Allow: header('The methods the route accepts.', { type: 'string' }),
 };
 
+type HeaderName = keyof typeof HEADERS;
+
 /** What every answer from the rate limiter onwards carries (not 401, 403, 422: decided before it). */
-const CONTROL_HEADERS: (keyof typeof HEADERS)[] = [
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-Credits-Remaining',
-];
+const CONTROL_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Credits-Remaining'];
 
 function errorExample(code: ErrorCode, field?: string) {
   return { errors: [{ code, message: ERROR_CODES[code].meaning, ...(field ? { field } : {}) }] };
@@ -101,7 +130,7 @@ function errorExample(code: ErrorCode, field?: string) {
 function errorResponse(
   description: string,
   codes: ErrorCode[],
-  headers: (keyof typeof HEADERS)[] = [],
+  headers: HeaderName[] = [],
   example?: unknown,
 ) {
   return {
@@ -109,7 +138,7 @@ function errorResponse(
     headers: Object.fromEntries(['X-Request-Id', ...headers].map((n) => [n, h(n)])),
     content: {
       'application/json': {
-        schema: ref('Error'),
+        schema: schemaRef('Error'),
         examples: Object.fromEntries(
           codes.map((c) => [c, { value: c === codes[0] && example ? example : errorExample(c) }]),
         ),
@@ -197,9 +226,29 @@ const RESPONSES = {
   ]),
 };
 
-const r = (name: keyof typeof RESPONSES) => ({ $ref: `#/components/responses/${name}` });
+/** A reference to a shared response (an error answer) of the document. */
+export const responseRef = (name: keyof typeof RESPONSES) => ({ $ref: `#/components/responses/${name}` });
 
-const EXAMPLE_RESPONSE = {
+/**
+ * The refusals every authenticated operation with a JSON body shares, by status (an object's
+ * integer keys enumerate in ascending order, so spreading it keeps the statuses sorted).
+ */
+export const JSON_BODY_REFUSALS = {
+  '400': responseRef('BadRequest'),
+  '401': responseRef('Unauthenticated'),
+  '409': responseRef('Conflict'),
+  '413': responseRef('PayloadTooLarge'),
+  '415': responseRef('UnsupportedMediaType'),
+  '422': responseRef('ValidationFailed'),
+  '429': responseRef('RateLimited'),
+  '500': responseRef('Internal'),
+};
+
+/** The response headers named, as references to the document's headers. */
+export const headerRefs = (...names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, h(n)]));
+
+/** The example score of the document (its `score_id` is the example of explain and outcomes too). */
+export const EXAMPLE_RESPONSE = {
   score_id: 'sc_019a4f0e6b3c7d2e8f1a2b3c4d5e6f70',
   tier: 'assess',
   score_version: '2026.11.0',
@@ -229,18 +278,7 @@ const EXAMPLE_RESPONSE = {
   latency_ms: 1,
 };
 
-function document(): Record<string, unknown> {
-  const rateHeaders = Object.fromEntries(
-    [
-      'X-Request-Id',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-Credits-Remaining',
-      'Idempotent-Replayed',
-      'Idempotency-Status',
-    ].map((n) => [n, h(n)]),
-  );
-  const reqId = { 'X-Request-Id': h('X-Request-Id') };
+function document(operations: readonly DeclaredOperation[]): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: {
@@ -263,281 +301,7 @@ function document(): Record<string, unknown> {
       { name: 'outcomes', description: 'Report what happened to a scored subject.' },
       { name: 'operations', description: 'Health, probes and this document. Public.' },
     ],
-    paths: {
-      '/v1/score': {
-        post: {
-          operationId: 'score',
-          tags: ['scoring'],
-          summary: 'Score a phone number, an IP address, or both',
-          description:
-            'Order of checks: authenticate, validate (422, then 403 for options the tier lacks, then 409 for a ' +
-            'retired shadow version), rate limit, credits, idempotency, score. Refused requests are never billed.',
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description:
-                'Per organisation, kept 24 hours. Same key and body: the first 200 is replayed with ' +
-                '`Idempotent-Replayed: true`. Same key, other body: 409. Empty or over 128 characters: 422.',
-              schema: { type: 'string', minLength: 1, maxLength: 128 },
-            },
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: ref('ScoreRequest'),
-                examples: {
-                  phone: { summary: 'Caller ID only', value: { subject: { phone_number: '+447911123456' } } },
-                  full: {
-                    summary: 'Both, with a context',
-                    value: {
-                      subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
-                      context: {
-                        sector: 'remittance',
-                        geography: { operating_countries: ['GB'], diaspora_corridors: ['NG'] },
-                        collection_point: {
-                          channel: 'voice_call_centre',
-                          direction: 'inbound',
-                          moment: 'payment',
-                        },
-                        risk_posture: 'balanced',
-                      },
-                      client_reference: 'call-7731',
-                      options: { explain: true, max_latency_ms: 150 },
-                    },
-                  },
-                },
-              },
-            },
-          },
-          responses: {
-            '200': {
-              description:
-                'Scored (also when some sources answered on reduced evidence; see `degraded_sources`).',
-              headers: rateHeaders,
-              content: {
-                'application/json': {
-                  schema: ref('ScoreResponse'),
-                  examples: { assess: { value: EXAMPLE_RESPONSE } },
-                },
-              },
-            },
-            '400': r('BadRequest'),
-            '401': r('Unauthenticated'),
-            '402': r('CreditsExhausted'),
-            '403': r('EntitlementRequired'),
-            '409': r('Conflict'),
-            '413': r('PayloadTooLarge'),
-            '415': r('UnsupportedMediaType'),
-            '422': r('ValidationFailed'),
-            '429': r('RateLimited'),
-            '500': r('Internal'),
-          },
-        },
-      },
-      '/v1/outcomes': {
-        post: {
-          operationId: 'reportOutcome',
-          tags: ['outcomes'],
-          summary: 'Report what happened: fraud confirmed, a chargeback, abuse, or not fraud',
-          description:
-            "Every tier; never billed. Order of checks: authenticate, validate, rate limit (the tier's rate in a " +
-            'window of its own, separate from scoring), idempotency, the referenced score (404). Each accepted ' +
-            'outcome is streamed and stored for 13 months; `confirmed_fraud`, `chargeback` and `spam_or_abuse` ' +
-            'count as one report per organisation against the subject in the reputation ledger within seconds, ' +
-            'and a later `not_fraud` from the same organisation withdraws it.',
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description:
-                'Per organisation, kept 24 hours, separate from the keys of scoring. Same key and body: the ' +
-                'first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty or ' +
-                'over 128 characters: 422.',
-              schema: { type: 'string', minLength: 1, maxLength: 128 },
-            },
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: ref('OutcomeRequest'),
-                examples: {
-                  byScore: {
-                    summary: 'About a score',
-                    value: {
-                      score_id: EXAMPLE_RESPONSE.score_id,
-                      outcome: 'confirmed_fraud',
-                      occurred_at: '2026-11-20T14:03:00Z',
-                      note: 'caller asked for a SIM swap, account drained next day',
-                      client_reference: 'case-5512',
-                    },
-                  },
-                  bySubject: {
-                    summary: 'About a subject',
-                    value: { subject: { phone_number: '+447911123456' }, outcome: 'not_fraud' },
-                  },
-                },
-              },
-            },
-          },
-          responses: {
-            '202': {
-              description:
-                'Accepted: streamed and stored, and applied to the reputation ledger within seconds.',
-              headers: Object.fromEntries(
-                ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Idempotent-Replayed'].map(
-                  (n) => [n, h(n)],
-                ),
-              ),
-              content: {
-                'application/json': {
-                  schema: ref('OutcomeAccepted'),
-                  examples: {
-                    accepted: {
-                      value: {
-                        outcome_id: 'oc_019aa3c4d2e87a1b9c0d1e2f3a4b5c6d',
-                        received_at: '2026-11-22T18:04:05.123Z',
-                      },
-                    },
-                  },
-                },
-              },
-            },
-            '400': r('BadRequest'),
-            '401': r('Unauthenticated'),
-            '404': r('ScoreNotFound'),
-            '409': r('Conflict'),
-            '413': r('PayloadTooLarge'),
-            '415': r('UnsupportedMediaType'),
-            '422': r('ValidationFailed'),
-            '429': r('RateLimited'),
-            '500': r('Internal'),
-          },
-        },
-      },
-      '/v1/explain/{score_id}': {
-        get: {
-          operationId: 'explain',
-          tags: ['scoring'],
-          summary: 'Retrieve the retained evidence of a score',
-          parameters: [
-            {
-              name: 'score_id',
-              in: 'path',
-              required: true,
-              schema: { type: 'string', pattern: '^sc_[0-9a-f]{32}$' },
-              example: EXAMPLE_RESPONSE.score_id,
-            },
-          ],
-          responses: {
-            '200': {
-              description: 'The original response, the full tier-permitted evidence and the request as sent.',
-              headers: reqId,
-              content: { 'application/json': { schema: ref('ExplainResponse') } },
-            },
-            '401': r('Unauthenticated'),
-            '404': r('ScoreNotFound'),
-            '429': r('RateLimited'),
-            '500': r('Internal'),
-            '503': r('HistoryUnavailable'),
-          },
-        },
-      },
-      '/v1/health': {
-        get: {
-          operationId: 'health',
-          tags: ['operations'],
-          summary: 'Capabilities and score versions',
-          security: [],
-          responses: {
-            '200': {
-              description: 'Capability status keyed by component key, and the score versions.',
-              headers: reqId,
-              content: { 'application/json': { schema: ref('HealthResponse') } },
-            },
-            '404': r('NotFound'),
-            // The per-address budget of refused requests applies to every route.
-            '429': r('RateLimited'),
-          },
-        },
-      },
-      '/livez': {
-        get: {
-          operationId: 'livez',
-          tags: ['operations'],
-          summary: 'Liveness probe',
-          security: [],
-          responses: {
-            '200': {
-              description: 'The process runs.',
-              headers: reqId,
-              content: { 'application/json': { schema: ref('ProbeResponse') } },
-            },
-            '404': r('NotFound'),
-            // The per-address budget of refused requests applies to every route.
-            '429': r('RateLimited'),
-          },
-        },
-      },
-      '/readyz': {
-        get: {
-          operationId: 'readyz',
-          tags: ['operations'],
-          summary: 'Readiness probe',
-          security: [],
-          responses: {
-            '200': {
-              description:
-                'The key replica is loaded, the published capability snapshots have been read once and the score ' +
-                'path is warm. A capability with no snapshot published yet does not hold readiness back: it is ' +
-                'served missing and GET /v1/health says so.',
-              headers: reqId,
-              content: { 'application/json': { schema: ref('ProbeResponse') } },
-            },
-            '404': r('NotFound'),
-            // The per-address budget of refused requests applies to every route.
-            '429': r('RateLimited'),
-            '503': {
-              description: 'Still loading the key replica or the capability snapshots, or warming up.',
-              headers: reqId,
-              content: { 'application/json': { schema: ref('ProbeResponse') } },
-            },
-          },
-        },
-      },
-      '/v1/openapi.yaml': {
-        get: {
-          operationId: 'openapi',
-          tags: ['operations'],
-          summary: 'This document',
-          security: [],
-          responses: {
-            '200': {
-              description: 'The OpenAPI 3.1 document of the deployed API.',
-              headers: reqId,
-              // A YAML body parses to a mapping: `type: string` would fail any client that parses it.
-              content: {
-                'application/yaml': {
-                  schema: {
-                    type: 'object',
-                    additionalProperties: true,
-                    description: 'An OpenAPI 3.1 document.',
-                  },
-                },
-              },
-            },
-            '404': r('NotFound'),
-            // The per-address budget of refused requests applies to every route.
-            '429': r('RateLimited'),
-            '405': r('MethodNotAllowed'),
-          },
-        },
-      },
-    },
+    paths: pathsOf(operations),
     components: {
       securitySchemes: {
         bearer: {
@@ -563,10 +327,25 @@ function document(): Record<string, unknown> {
   };
 }
 
-let cached: string | undefined;
+/**
+ * The `paths` of the document, in the order the operations are given. Two declarations of one
+ * method and path are a mistake, not an override.
+ */
+function pathsOf(operations: readonly DeclaredOperation[]): Record<string, Record<string, OperationSpec>> {
+  const paths: Record<string, Record<string, OperationSpec>> = {};
+  for (const { method, path, spec } of operations) {
+    const item = (paths[path] ??= {});
+    if (item[method]) throw new Error(`${method.toUpperCase()} ${path} is declared twice`);
+    item[method] = spec;
+  }
+  return paths;
+}
 
-/** The served document; built once per process (everything in it is fixed at build time). */
-export function openApiYaml(): string {
-  cached ??= stringify(document(), { aliasDuplicateObjects: false, lineWidth: 0 });
-  return cached;
+/**
+ * The OpenAPI document as YAML: the contract-wide parts above (info, schemas, headers, shared
+ * responses, registries) and the operations the API's route modules declare beside their handlers
+ * (services/api/openapi/document.ts collects them).
+ */
+export function renderOpenApiYaml(operations: readonly DeclaredOperation[]): string {
+  return stringify(document(operations), { aliasDuplicateObjects: false, lineWidth: 0 });
 }

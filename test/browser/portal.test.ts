@@ -5,12 +5,12 @@ import { ScoreResponse } from '../../shared/contract/response.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { admin, scoreCall } from '../helpers/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { startApi, type ApiNode } from '../helpers/processes.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 /** Written by every run, git-ignored; the note says where. */
 const SHOTS = 'test-results/portal';
 const PASSWORD = 'correct horse battery staple';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A client address of its own per test run, so sign-in counts of earlier runs do not matter. */
 const clientIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
 
@@ -202,6 +202,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.click('#confirm-revoke');
     await page.waitForURL('**/keys?revoked=*');
     expect(await page.locator(`tr[data-key-id="${keyId}"] td.status`).textContent()).toBe('revoked');
+    // The bound the portal promises, not a condition to poll for: after it, every node refuses.
     await sleep(1_000);
     for (const api of apis) {
       const refused = await scoreCall(api.url, apiKey, { subject: { ip_address: '81.2.69.142' } });

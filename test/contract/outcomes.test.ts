@@ -4,7 +4,7 @@ import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { explainKey } from '../../services/api/explain-cache.ts';
 import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 import { startNode, TestClock } from '../helpers/in-process.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
 
@@ -143,7 +143,7 @@ describe('POST /v1/outcomes', () => {
       const copy = await waitFor('the explain copy', () => cache.get(key));
       await cache.del(key);
       const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300); // the copy lands late, while the outcome is being recorded
       await cache.set(key, copy, 'EX', 60);
       expect((await reported).status).toBe(202);
     } finally {

@@ -1,5 +1,6 @@
 import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { cfg } from './fixtures.ts';
+import { sleep } from './wait.ts';
 
 export type Offsets = Map<number, number>;
 
@@ -34,7 +35,7 @@ export async function streamedScoreIds(orgId: string, from: Offsets, n: number):
     const records = (await scoreRecordsFor(orgId, from, await scoreTopicEnd())) as { score_id: string }[];
     const ids = [...new Set(records.map((r) => r.score_id))];
     if (ids.length >= n || Date.now() > deadline) return ids;
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
   }
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { waitFor } from './wait.ts';
 
 export async function freePort(): Promise<number> {
   const srv = createServer();
@@ -50,25 +51,8 @@ export function spawnService(entry: string, env: Record<string, string> = {}): S
   };
 }
 
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | null | false>,
-  timeoutMs = 30_000,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      lastErr = err;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}`);
-}
+// Where most tests have always imported it from; it lives with the other waits.
+export { waitFor } from './wait.ts';
 
 export interface ApiNode extends Service {
   url: string;

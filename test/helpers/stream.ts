@@ -1,4 +1,5 @@
 import { scoreCall } from './fixtures.ts';
+import { waitFor } from './wait.ts';
 
 export interface StreamResult {
   status: number;
@@ -90,4 +91,18 @@ function openLoop(rps: number, call: (i: number, results: StreamResult[]) => Pro
       return results;
     },
   };
+}
+
+/**
+ * Keeps `stream` running until `n` more of its requests were answered (any status): a phase of
+ * load counted in requests, which a loaded machine cannot shorten the way it shortens a sleep.
+ */
+export async function holdLoadUntilAnswered(stream: Stream, n: number): Promise<void> {
+  const target = stream.results.length + n;
+  await waitFor(
+    `${n} more answers from the stream`,
+    async () => stream.results.length >= target,
+    120_000,
+    50,
+  );
 }

@@ -2,8 +2,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
 import { startApi } from '../helpers/processes.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 /** Clients that keep sending, one request after another, each on its own keep-alive connection. */
 const CLIENTS = 4;
@@ -30,13 +29,14 @@ describe('API node shutdown', () => {
           answered.push(res.status);
         } catch {
           // Once the listener is closed new connections are refused: the client keeps trying.
-          await sleep(20);
+          await sleep(20); // the client's pace between refused connections
         }
       }
     };
     const clients = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
     try {
-      await sleep(1_000);
+      // Every client on a keep-alive connection that has carried requests already.
+      await waitFor('the clients to be answered', async () => answered.length >= CLIENTS * 5, 30_000, 20);
       api.proc.kill('SIGTERM');
       // Without draining, a connection busy at SIGTERM survives server.close() and the node keeps
       // serving it for as long as its client sends: the clients would stop first.

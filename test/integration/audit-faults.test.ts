@@ -1,12 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFaultPipeline, type FaultPipeline } from '../helpers/fault-pipeline.ts';
 import { orgWithKey } from '../helpers/fixtures.ts';
 import { scoreTopicLag } from '../helpers/kafka-records.ts';
-import { startPrivateStack, type PrivateStack } from '../helpers/private-stack.ts';
-import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
-import { steadyStream, type StreamResult } from '../helpers/stream.ts';
+import { holdLoadUntilAnswered, steadyStream, type StreamResult } from '../helpers/stream.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * Fault tests of the audit pipeline on a private Kafka and ClickHouse (never the shared ones):
@@ -29,41 +26,22 @@ const CLIENT_BUDGET_MS = 2_000;
 /** Scores per second while a node is SIGKILLed: enough that records are always in flight. */
 const KILL_RPS = 150;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // Each test stops and restarts servers and then waits up to 90 s for ClickHouse to hold every row.
 describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 }, () => {
-  let stack: PrivateStack;
-  let sink: Service;
+  let pipeline: FaultPipeline;
   let brokers: string[];
-  const journals: string[] = [];
 
   beforeAll(async () => {
-    stack = await startPrivateStack('audit', DB);
-    sink = startSink({ ...stack.env, AUDIT_SINK_GROUP: SINK_GROUP });
-    brokers = [stack.kafkaBrokers];
+    pipeline = await startFaultPipeline('audit', DB, SINK_GROUP);
+    brokers = [pipeline.stack.kafkaBrokers];
   });
 
   afterAll(async () => {
-    await sink?.stop();
-    await stack?.down();
-    for (const j of journals) rmSync(j, { recursive: true, force: true });
+    await pipeline?.down();
   });
 
-  /** An API node whose journal survives its restarts (fixed NODE_ID, own journal root). */
-  function node(journalRoot: string): Promise<ApiNode> {
-    return startApi({ ...stack.env, AUDIT_JOURNAL_DIR: journalRoot, NODE_ID: 'fault-node' });
-  }
-  function journalRoot(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'frs-journal-'));
-    journals.push(dir);
-    return dir;
-  }
-  const segments = (root: string) =>
-    readdirSync(join(root, 'fault-node')).filter((f) => f.startsWith('seg-'));
-
   async function stored(orgId: string) {
-    const rs = await stack.ch.query({
+    const rs = await pipeline.stack.ch.query({
       query: `SELECT score_id FROM ${DB}.scores FINAL WHERE org_id = '${orgId}'`,
       format: 'JSONEachRow',
     });
@@ -72,7 +50,7 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
 
   /** Rows in ClickHouse counted without FINAL collapsing: re-delivery may add raw rows. */
   async function distinctAndFinal(orgId: string) {
-    const rs = await stack.ch.query({
+    const rs = await pipeline.stack.ch.query({
       query: `SELECT (SELECT uniqExact(score_id) FROM ${DB}.scores WHERE org_id = '${orgId}') AS distinct,
                      (SELECT count() FROM ${DB}.scores FINAL WHERE org_id = '${orgId}') AS final`,
       format: 'JSONEachRow',
@@ -97,7 +75,7 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
     expect(new Set(rows)).toEqual(new Set(ids));
     expect(await distinctAndFinal(orgId)).toEqual({ distinct: ids.length, final: ids.length });
     // The sink stamps when it wrote each row (18.16 would leave an omitted column at zero).
-    const rs = await stack.ch.query({
+    const rs = await pipeline.stack.ch.query({
       query: `SELECT countIf(inserted_at < scored_at) AS bad FROM ${DB}.scores WHERE org_id = '${orgId}'`,
       format: 'JSONEachRow',
     });
@@ -113,14 +91,10 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
 
   it('Kafka down during a steady stream: scores keep 200, the journal replays, each lands once', async () => {
     const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
-    const api = await node(journalRoot());
+    const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyStream(() => api.url, org.apiKey, RPS);
-      await sleep(1_500);
-      await stack.kafka('stop');
-      await sleep(3_000);
-      await stack.kafka('start');
-      await sleep(2_000);
+      await pipeline.kafkaOutage(api, stream, RPS);
       const results = await stream.stop();
       expectServedWithinBudget(results);
       await expectExactlyOnce(org.orgId, accepted(results));
@@ -132,19 +106,14 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
 
   it('ClickHouse down during a steady stream: the sink waits and retries, each score lands once', async () => {
     const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
-    const api = await node(journalRoot());
+    const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyStream(() => api.url, org.apiKey, RPS);
-      await sleep(1_500);
-      // A crash, not a clean stop: ClickHouse 18.16 holds a SIGTERM for 30 s while clients are connected.
-      await stack.clickhouse('kill');
-      await sleep(4_000);
-      await stack.clickhouse('start');
-      await sleep(1_500);
+      await pipeline.clickhouseOutage(stream, RPS);
       const results = await stream.stop();
       expectServedWithinBudget(results);
       await expectExactlyOnce(org.orgId, accepted(results));
-      expect(sink.output()).toContain('clickhouse insert failed; retrying');
+      expect(pipeline.sink.output()).toContain('clickhouse insert failed; retrying');
     } finally {
       await api.stop();
     }
@@ -152,28 +121,29 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
 
   it('SIGTERM loses nothing: flushed to Kafka when up, journalled and replayed at next start when down', async () => {
     const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
-    const root = journalRoot();
+    const root = pipeline.journalRoot();
 
-    let api = await node(root);
+    let api = await pipeline.node(root);
     let stream = steadyStream(() => api.url, org.apiKey, RPS);
-    await sleep(2_000);
+    await holdLoadUntilAnswered(stream, RPS * 2);
     expect(await api.stop('SIGTERM')).toBe(0);
     const upResults = await stream.stop();
 
-    api = await node(root);
+    api = await pipeline.node(root);
     stream = steadyStream(() => api.url, org.apiKey, RPS);
-    await sleep(1_000);
-    await stack.kafka('stop');
-    await sleep(1_500);
+    await holdLoadUntilAnswered(stream, RPS);
+    await pipeline.stack.kafka('stop');
+    await pipeline.untilSpilling(api);
+    await holdLoadUntilAnswered(stream, RPS);
     expect(await api.stop('SIGTERM')).toBe(0);
     const downResults = await stream.stop();
-    expect(segments(root).length).toBeGreaterThan(0);
+    expect(pipeline.segments(root).length).toBeGreaterThan(0);
 
-    await stack.kafka('start');
-    api = await node(root);
+    await pipeline.stack.kafka('start');
+    api = await pipeline.node(root);
     try {
       await expectExactlyOnce(org.orgId, [...accepted(upResults), ...accepted(downResults)]);
-      await waitFor('journal drained', async () => segments(root).length === 0);
+      await waitFor('journal drained', async () => pipeline.segments(root).length === 0);
     } finally {
       await api.stop();
     }
@@ -181,31 +151,32 @@ describe('audit pipeline under Kafka and ClickHouse faults', { timeout: 180_000 
 
   it('SIGKILL under load loses nothing it answered: every 200 lands exactly once after restart', async () => {
     const org = await orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 });
-    const root = journalRoot();
+    const root = pipeline.journalRoot();
     const results: StreamResult[] = [];
 
     // Kafka up: a 200 left only once Kafka acknowledged its record or the journal fsynced it.
-    let api = await node(root);
+    let api = await pipeline.node(root);
     let stream = steadyStream(() => api.url, org.apiKey, KILL_RPS);
-    await sleep(2_000);
+    await holdLoadUntilAnswered(stream, KILL_RPS * 2);
     await api.stop('SIGKILL');
     results.push(...(await stream.stop()));
 
     // Kafka down: every 200 was fsynced to the journal first.
-    api = await node(root);
+    api = await pipeline.node(root);
     stream = steadyStream(() => api.url, org.apiKey, KILL_RPS);
-    await sleep(500);
-    await stack.kafka('stop');
-    await sleep(2_000);
+    await holdLoadUntilAnswered(stream, KILL_RPS / 2);
+    await pipeline.stack.kafka('stop');
+    await pipeline.untilSpilling(api);
+    await holdLoadUntilAnswered(stream, KILL_RPS);
     await api.stop('SIGKILL');
     results.push(...(await stream.stop()));
-    expect(segments(root).length).toBeGreaterThan(0);
+    expect(pipeline.segments(root).length).toBeGreaterThan(0);
 
     // The same NODE_ID replays what the killed runs journalled.
-    await stack.kafka('start');
-    api = await node(root);
+    await pipeline.stack.kafka('start');
+    api = await pipeline.node(root);
     try {
-      await waitFor('journal drained', async () => segments(root).length === 0, 60_000, 250);
+      await waitFor('journal drained', async () => pipeline.segments(root).length === 0, 60_000, 250);
       // Not "the row count stopped moving": a sink still reconnecting to the restarted broker
       // holds the count still too. Zero committed lag means ClickHouse has all Kafka has.
       await waitFor(

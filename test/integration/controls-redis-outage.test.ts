@@ -4,11 +4,11 @@ import { ErrorBody } from '../../shared/contract/errors.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { scoreCall } from '../helpers/fixtures.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
+import { holdLoadFor, nextWholeSecond, sleep } from '../helpers/wait.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 import { publishSnapshots } from '../helpers/snapshots.ts';
 
 const BODY = { subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Reply {
   status: number;
@@ -33,7 +33,7 @@ function steadyTraffic(nodes: ApiNode[], apiKey: string, everyMs: number) {
   const loops = nodes.map(async (node) => {
     while (running) {
       replies.push(await call(node, apiKey));
-      await sleep(everyMs);
+      await sleep(everyMs); // the pace of the traffic
     }
   });
   return {
@@ -47,6 +47,23 @@ function steadyTraffic(nodes: ApiNode[], apiKey: string, everyMs: number) {
 }
 
 const unavailable = (r: Reply) => r.headers.get('idempotency-status') === 'unavailable';
+
+/** Until every node has given a 200 of the kind `which` names in `replies` (from `from` on). */
+function untilEveryNode(
+  nodes: ApiNode[],
+  replies: Reply[],
+  what: string,
+  which: (r: Reply) => boolean,
+  from = 0,
+) {
+  return waitFor(
+    what,
+    async () =>
+      nodes.every((n) => replies.slice(from).some((r) => r.node === n.url && r.status === 200 && which(r))),
+    15_000,
+    50,
+  );
+}
 
 describe('scoring while Redis is down (a private redis-server the test stops and restarts)', () => {
   let redis: PrivateRedis;
@@ -81,9 +98,10 @@ describe('scoring while Redis is down (a private redis-server the test stops and
   it('keeps answering through the outage within the local bounds, then reconciles', async () => {
     // Up: shared controls, idempotency available.
     const traffic = steadyTraffic(nodes, apiKey, 100);
-    await sleep(600);
+    await untilEveryNode(nodes, traffic.replies, 'shared controls on every node', (r) => !unavailable(r));
     await redis.stop();
-    await sleep(1500);
+    const down = traffic.replies.length;
+    await untilEveryNode(nodes, traffic.replies, 'local controls on every node', unavailable, down);
     all.push(...(await traffic.stop()));
     expect(all.filter((r) => r.status >= 500)).toEqual([]);
     for (const r of all) expect([200, 429]).toContain(r.status);
@@ -94,7 +112,7 @@ describe('scoring while Redis is down (a private redis-server the test stops and
     // loaded machine stretched into the next second's window is sent again, at most three times.
     let burst: Reply[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
-      await sleep(1000 - (Date.now() % 1000) + 5);
+      await nextWholeSecond();
       const second = Math.floor(Date.now() / 1000);
       burst = await Promise.all(Array.from({ length: 60 }, (_, i) => call(nodes[i % 2]!, apiKey)));
       all.push(...burst);
@@ -119,18 +137,16 @@ describe('scoring while Redis is down (a private redis-server the test stops and
     expect(stranger.headers.get('www-authenticate')).toBe('Bearer');
 
     // Back: shared controls resume and the credits billed locally reach Redis.
-    await sleep(1000);
+    await nextWholeSecond();
     await redis.restart();
     const after = steadyTraffic(nodes, apiKey, 100);
-    await waitFor(
+    await untilEveryNode(
+      nodes,
+      after.replies,
       'a response with idempotency available again from every node',
-      async () =>
-        nodes.every((n) =>
-          after.replies.some((r) => r.node === n.url && r.status === 200 && !unavailable(r)),
-        ),
-      15_000,
+      (r) => !unavailable(r),
     );
-    await sleep(300);
+    await holdLoadFor(300);
     all.push(...(await after.stop()));
     expect(all.filter((r) => r.status >= 500)).toEqual([]);
     const shared = after.replies.filter((r) => r.status === 200 && !unavailable(r));
@@ -158,7 +174,7 @@ describe('scoring while Redis is down (a private redis-server the test stops and
     }
 
     const key = { 'Idempotency-Key': 'after-recovery' };
-    await sleep(1000);
+    await nextWholeSecond();
     const first = await call(nodes[0]!, apiKey, key);
     const replay = await call(nodes[1]!, apiKey, key);
     expect(first.status).toBe(200);
@@ -167,19 +183,22 @@ describe('scoring while Redis is down (a private redis-server the test stops and
   });
 
   it('answers promptly while Redis hangs, and resumes shared controls when it recovers', async () => {
-    await sleep(1000);
+    await nextWholeSecond();
     const traffic = steadyTraffic(nodes, apiKey, 50);
-    await sleep(300);
+    await untilEveryNode(nodes, traffic.replies, 'shared controls on every node', (r) => !unavailable(r));
     redis.pause();
-    await sleep(2000);
+    const paused = traffic.replies.length;
+    await untilEveryNode(nodes, traffic.replies, 'local controls on every node', unavailable, paused);
+    // Frozen on: each node's once-a-second probe waits on the hung Redis again meanwhile.
+    await holdLoadFor(1_500);
     redis.resume();
-    await waitFor(
+    const resumed = traffic.replies.length;
+    await untilEveryNode(
+      nodes,
+      traffic.replies,
       'shared controls again on every node',
-      async () =>
-        nodes.every((n) =>
-          traffic.replies.some((r) => r.node === n.url && r.status === 200 && !unavailable(r) && r.ms < 100),
-        ),
-      15_000,
+      (r) => !unavailable(r) && r.ms < 100,
+      resumed,
     );
     const replies = await traffic.stop();
     for (const r of replies) expect([200, 429]).toContain(r.status);

@@ -4,7 +4,7 @@ import { ExplainCache, explainKey } from '../../services/api/explain-cache.ts';
 import { createRedis, type Redis } from '../../shared/clients/redis.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 describe('explain copies while the cache server is frozen', () => {
   let server: PrivateRedis;
@@ -32,7 +32,7 @@ describe('explain copies while the cache server is frozen', () => {
       // Copies arrive over time, as scores do.
       for (let i = 0; i < 300; i++) {
         cache.put('org_frozen', `sc_frozen_${i}`, record);
-        await new Promise((r) => setTimeout(r, 1));
+        await sleep(1);
       }
       expect(waiting()).toBe(50);
       // The skipped 250, and any sent copy whose command timed out.

@@ -1,13 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
+import { startFaultPipeline, type FaultPipeline } from '../helpers/fault-pipeline.ts';
 import { orgWithKey } from '../helpers/fixtures.ts';
 import { scoreTopicLag } from '../helpers/kafka-records.ts';
-import { startPrivateStack, type PrivateStack } from '../helpers/private-stack.ts';
-import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
-import { steadyOutcomeStream, type StreamResult } from '../helpers/stream.ts';
+import { holdLoadUntilAnswered, steadyOutcomeStream, type StreamResult } from '../helpers/stream.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * The outcome pipeline on a private Kafka and ClickHouse, under the faults the score pipeline is
@@ -18,37 +15,19 @@ const DB = 'frs_fault_outcomes';
 const SINK_GROUP = 'frs-fault-outcomes-sink';
 const RPS = 25;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_000 }, () => {
-  let stack: PrivateStack;
-  let sink: Service;
-  const journals: string[] = [];
+  let pipeline: FaultPipeline;
 
   beforeAll(async () => {
-    stack = await startPrivateStack('outcomes', DB);
-    sink = startSink({ ...stack.env, AUDIT_SINK_GROUP: SINK_GROUP });
+    pipeline = await startFaultPipeline('outcomes', DB, SINK_GROUP);
   });
 
   afterAll(async () => {
-    await sink?.stop();
-    await stack?.down();
-    for (const j of journals) rmSync(j, { recursive: true, force: true });
+    await pipeline?.down();
   });
 
-  function node(journalRoot: string): Promise<ApiNode> {
-    return startApi({ ...stack.env, AUDIT_JOURNAL_DIR: journalRoot, NODE_ID: 'fault-node' });
-  }
-  function journalRoot(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'frs-journal-'));
-    journals.push(dir);
-    return dir;
-  }
-  const segments = (root: string) =>
-    readdirSync(join(root, 'outcomes', 'fault-node')).filter((f) => f.startsWith('seg-'));
-
   async function stored(orgId: string) {
-    const rs = await stack.ch.query({
+    const rs = await pipeline.stack.ch.query({
       query: `SELECT outcome_id FROM ${DB}.outcomes FINAL WHERE org_id = '${orgId}'`,
       format: 'JSONEachRow',
     });
@@ -68,14 +47,14 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
     );
     await waitFor(
       'the sink to commit all of outcomes.v1',
-      async () => (await scoreTopicLag([stack.kafkaBrokers], SINK_GROUP, OUTCOMES_TOPIC)) === 0,
+      async () => (await scoreTopicLag([pipeline.stack.kafkaBrokers], SINK_GROUP, OUTCOMES_TOPIC)) === 0,
       60_000,
       500,
     );
     const rows = await stored(orgId);
     expect(rows.length).toBe(ids.length);
     expect(new Set(rows)).toEqual(new Set(ids));
-    const rs = await stack.ch.query({
+    const rs = await pipeline.stack.ch.query({
       query: `SELECT uniqExact(outcome_id) AS distinct, count() AS raw,
                      countIf(inserted_at < received_at) AS unstamped
               FROM ${DB}.outcomes WHERE org_id = '${orgId}'`,
@@ -88,14 +67,10 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
 
   it('Kafka down: outcomes keep their 202, the journal replays, each lands once', async () => {
     const org = await orgWithKey('verify', { rateRps: 1000 });
-    const api = await node(journalRoot());
+    const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-      await sleep(1_500);
-      await stack.kafka('stop');
-      await sleep(3_000);
-      await stack.kafka('start');
-      await sleep(2_000);
+      await pipeline.kafkaOutage(api, stream, RPS);
       await expectExactlyOnce(org.orgId, await stream.stop());
       // The publisher said it turned to the journal (the records' fate is checked above).
       expect(api.output()).toContain('audit records go to the journal');
@@ -106,16 +81,12 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
 
   it('ClickHouse down: the sink waits and retries, each outcome lands once', async () => {
     const org = await orgWithKey('assess', { rateRps: 1000 });
-    const api = await node(journalRoot());
+    const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-      await sleep(1_500);
-      await stack.clickhouse('kill');
-      await sleep(4_000);
-      await stack.clickhouse('start');
-      await sleep(1_500);
+      await pipeline.clickhouseOutage(stream, RPS);
       await expectExactlyOnce(org.orgId, await stream.stop());
-      expect(sink.output()).toContain('clickhouse insert failed; retrying');
+      expect(pipeline.sink.output()).toContain('clickhouse insert failed; retrying');
     } finally {
       await api.stop();
     }
@@ -123,31 +94,32 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
 
   it('SIGTERM loses nothing: flushed when Kafka is up, journalled and replayed when it is down', async () => {
     const org = await orgWithKey('bureau', { rateRps: 1000 });
-    const root = journalRoot();
-    let api = await node(root);
+    const root = pipeline.journalRoot();
+    let api = await pipeline.node(root);
     let stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-    await sleep(2_000);
+    await holdLoadUntilAnswered(stream, RPS * 2);
     expect(await api.stop('SIGTERM')).toBe(0);
     const up = await stream.stop();
 
-    api = await node(root);
+    api = await pipeline.node(root);
     stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-    await sleep(1_000);
-    await stack.kafka('stop');
-    await sleep(1_500);
+    await holdLoadUntilAnswered(stream, RPS);
+    await pipeline.stack.kafka('stop');
+    await pipeline.untilSpilling(api);
+    await holdLoadUntilAnswered(stream, RPS);
     expect(await api.stop('SIGTERM')).toBe(0);
     const down = await stream.stop();
-    expect(segments(root).length).toBeGreaterThan(0);
+    expect(pipeline.segments(root, 'outcomes').length).toBeGreaterThan(0);
 
-    await stack.kafka('start');
-    api = await node(root);
+    await pipeline.stack.kafka('start');
+    api = await pipeline.node(root);
     try {
       // Requests cut off by the stop itself are not 202s and owe nothing.
       await expectExactlyOnce(
         org.orgId,
         [...up, ...down].filter((r) => r.status !== 0),
       );
-      await waitFor('outcome journal drained', async () => segments(root).length === 0);
+      await waitFor('outcome journal drained', async () => pipeline.segments(root, 'outcomes').length === 0);
     } finally {
       await api.stop();
     }

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { openApiYaml } from '../../shared/contract/openapi.ts';
+import { openApiYaml } from '../../services/api/openapi/document.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 

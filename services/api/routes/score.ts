@@ -1,9 +1,17 @@
 import { Router } from 'express';
+import {
+  EXAMPLE_RESPONSE,
+  headerRefs,
+  JSON_BODY_REFUSALS,
+  responseRef as r,
+  schemaRef,
+} from '../../../shared/contract/openapi.ts';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { AdmissionControl } from '../controls/controls.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
+import { operation } from '../http/operation.ts';
 import { checkScoreRequest } from '../score-request.ts';
 import type { Scorer } from '../scorer.ts';
 
@@ -14,11 +22,79 @@ export interface ScoreRouteDeps {
   controls: AdmissionControl;
 }
 
+/** POST /v1/score in the OpenAPI document. */
+export const scoreOperation = operation('post', '/v1/score', {
+  operationId: 'score',
+  tags: ['scoring'],
+  summary: 'Score a phone number, an IP address, or both',
+  description:
+    'Order of checks: authenticate, validate (422, then 403 for options the tier lacks, then 409 for a ' +
+    'retired shadow version), rate limit, credits, idempotency, score. Refused requests are never billed.',
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Per organisation, kept 24 hours. Same key and body: the first 200 is replayed with ' +
+        '`Idempotent-Replayed: true`. Same key, other body: 409. Empty or over 128 characters: 422.',
+      schema: { type: 'string', minLength: 1, maxLength: 128 },
+    },
+  ],
+  requestBody: {
+    required: true,
+    content: {
+      'application/json': {
+        schema: schemaRef('ScoreRequest'),
+        examples: {
+          phone: { summary: 'Caller ID only', value: { subject: { phone_number: '+447911123456' } } },
+          full: {
+            summary: 'Both, with a context',
+            value: {
+              subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' },
+              context: {
+                sector: 'remittance',
+                geography: { operating_countries: ['GB'], diaspora_corridors: ['NG'] },
+                collection_point: { channel: 'voice_call_centre', direction: 'inbound', moment: 'payment' },
+                risk_posture: 'balanced',
+              },
+              client_reference: 'call-7731',
+              options: { explain: true, max_latency_ms: 150 },
+            },
+          },
+        },
+      },
+    },
+  },
+  responses: {
+    '200': {
+      description: 'Scored (also when some sources answered on reduced evidence; see `degraded_sources`).',
+      headers: headerRefs(
+        'X-Request-Id',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-Credits-Remaining',
+        'Idempotent-Replayed',
+        'Idempotency-Status',
+      ),
+      content: {
+        'application/json': {
+          schema: schemaRef('ScoreResponse'),
+          examples: { assess: { value: EXAMPLE_RESPONSE } },
+        },
+      },
+    },
+    ...JSON_BODY_REFUSALS,
+    '402': r('CreditsExhausted'),
+    '403': r('EntitlementRequired'),
+  },
+});
+
 /** POST /v1/score. Order of checks: authenticate, validate, controls (rate, credits, idempotency), score. */
 export function scoreRoutes(deps: ScoreRouteDeps): Router {
   const router = Router();
   router
-    .route('/v1/score')
+    .route(scoreOperation.expressPath)
     .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { renderApiReference } from './api-reference.ts';
 
-export const API_REFERENCE_FILE = new URL('../../docs/api.md', import.meta.url);
+export const API_REFERENCE_FILE = new URL('../../../docs/api.md', import.meta.url);
 
 if (import.meta.main) {
   writeFileSync(API_REFERENCE_FILE, renderApiReference());

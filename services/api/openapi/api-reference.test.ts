@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderApiReference } from './api-reference.ts';
 import { API_REFERENCE_FILE } from './docs-api.ts';
-import { CONTRACT_VERSION } from './openapi.ts';
+import { CONTRACT_VERSION } from '../../../shared/contract/openapi.ts';
 
 describe('docs/api.md', () => {
   it('is the rendering of the document the API serves (run `npm run docs:api` after a contract change)', () => {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApiYaml } from './openapi.ts';
+import { openApiYaml } from './document.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'frs-openapi-'));
 const file = join(dir, 'openapi.yaml');

@@ -5,7 +5,7 @@
  * `npm run docs:api` writes it; api-reference.test.ts fails when the checked-in copy is stale.
  */
 import { parse } from 'yaml';
-import { openApiYaml } from './openapi.ts';
+import { openApiYaml } from './document.ts';
 
 type Json = Record<string, unknown>;
 type Schema = Json & {

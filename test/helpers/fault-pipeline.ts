@@ -1,0 +1,93 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPrivateStack, type PrivateStack } from './private-stack.ts';
+import { startApi, startSink, type ApiNode, type Service } from './processes.ts';
+import { holdLoadUntilAnswered, type Stream } from './stream.ts';
+import { waitFor } from './wait.ts';
+
+/** What the API node logs when Kafka is unreachable and its records go to the journal. */
+const SPILLING = 'kafka unreachable; audit records go to the journal';
+/** What the sink logs when an insert into ClickHouse failed and will be retried. */
+const INSERT_RETRY = 'clickhouse insert failed; retrying';
+
+/**
+ * A private Kafka and ClickHouse, a sink on them, and API nodes whose journal survives their
+ * restarts: the set-up of the fault tests of the score and outcome pipelines
+ * (audit-faults.test.ts, outcomes-faults.test.ts).
+ */
+export interface FaultPipeline {
+  stack: PrivateStack;
+  sink: Service;
+  /** An API node with a fixed NODE_ID and its journal under `journalRoot`, so a restart replays it. */
+  node: (journalRoot: string) => Promise<ApiNode>;
+  /** A fresh journal root, removed by `down`. */
+  journalRoot: () => string;
+  /** The journal segments under `journalRoot` (`sub`: the outcome journal's folder). */
+  segments: (journalRoot: string, sub?: string) => string[];
+  /** Until `api` says Kafka is unreachable and its records go to the journal. */
+  untilSpilling: (api: ApiNode) => Promise<void>;
+  /**
+   * Under `stream`'s load (`rps`): 1.5 s' worth of answers with Kafka up; Kafka stopped until the
+   * node turns to its journal and for 1.5 s' worth of answers more; started again, and 2 s' worth of
+   * answers after. Whether every answer then lands is the test's to wait for and check.
+   */
+  kafkaOutage: (api: ApiNode, stream: Stream, rps: number) => Promise<void>;
+  /**
+   * The same with ClickHouse crashed (SIGKILL) until the sink retried an insert and for 2 s' worth
+   * of answers more, then started, and 1.5 s' worth of answers after.
+   */
+  clickhouseOutage: (stream: Stream, rps: number) => Promise<void>;
+  down: () => Promise<void>;
+}
+
+export async function startFaultPipeline(
+  name: string,
+  database: string,
+  sinkGroup: string,
+): Promise<FaultPipeline> {
+  const stack = await startPrivateStack(name, database);
+  const sink = startSink({ ...stack.env, AUDIT_SINK_GROUP: sinkGroup });
+  const journals: string[] = [];
+  const insertRetries = () => sink.output().split(INSERT_RETRY).length - 1;
+  const untilSpilling = async (api: ApiNode) => {
+    await waitFor('the node to turn to its journal', async () => api.output().includes(SPILLING), 60_000);
+  };
+  return {
+    stack,
+    sink,
+    node: (journalRoot) => startApi({ ...stack.env, AUDIT_JOURNAL_DIR: journalRoot, NODE_ID: 'fault-node' }),
+    journalRoot: () => {
+      const dir = mkdtempSync(join(tmpdir(), 'frs-journal-'));
+      journals.push(dir);
+      return dir;
+    },
+    segments: (journalRoot, sub = '') =>
+      readdirSync(join(journalRoot, sub, 'fault-node')).filter((f) => f.startsWith('seg-')),
+    untilSpilling,
+    kafkaOutage: async (api, stream, rps) => {
+      await holdLoadUntilAnswered(stream, rps * 1.5);
+      await stack.kafka('stop');
+      await untilSpilling(api);
+      // Journalled answers; the old fixed 3 s of outage also had to cover noticing it.
+      await holdLoadUntilAnswered(stream, rps * 1.5);
+      await stack.kafka('start');
+      await holdLoadUntilAnswered(stream, rps * 2);
+    },
+    clickhouseOutage: async (stream, rps) => {
+      await holdLoadUntilAnswered(stream, rps * 1.5);
+      const retries = insertRetries();
+      // A crash, not a clean stop: ClickHouse 18.16 holds a SIGTERM for 30 s while clients are connected.
+      await stack.clickhouse('kill');
+      await waitFor('the sink to retry a ClickHouse insert', async () => insertRetries() > retries, 60_000);
+      await holdLoadUntilAnswered(stream, rps * 2);
+      await stack.clickhouse('start');
+      await holdLoadUntilAnswered(stream, rps * 1.5);
+    },
+    down: async () => {
+      await sink.stop();
+      await stack.down();
+      for (const j of journals) rmSync(j, { recursive: true, force: true });
+    },
+  };
+}
