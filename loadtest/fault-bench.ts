@@ -377,10 +377,13 @@ const ticker = setInterval(() => {
   sent += due;
 }, 10);
 
-async function during(name: string, ms: number): Promise<void> {
+/** `fault` runs once the phase has begun: the previous phase's CPU is read while all still run. */
+async function during(name: string, ms: number, fault?: () => Promise<void>): Promise<void> {
   enterPhase(name);
   log(name);
-  await sleep(ms);
+  const started = performance.now();
+  await fault?.();
+  await sleep(Math.max(0, ms - (performance.now() - started)));
 }
 async function restart(name: string, fn: () => void | Promise<void>): Promise<void> {
   enterPhase(`${name} (restarting)`);
@@ -395,15 +398,15 @@ const steps: [string, 'kafka' | 'clickhouse' | 'redis'][] = [
   ['Redis', 'redis'],
 ];
 for (const [label, server] of steps) {
-  await crash(server);
-  await during(`${label} down (SIGKILL)`, PHASE_S * 1000);
+  await during(`${label} down (SIGKILL)`, PHASE_S * 1000, () => crash(server));
   await restart(`${label} down`, () => script(server, 'start'));
   await during(`${label} back`, PHASE_S * 1000);
 }
-killedAt[0] = performance.now();
-nodes[0]!.kill('SIGKILL');
-inRotation.delete(0);
-await during('API node 1 down (SIGKILL)', PHASE_S * 1000);
+await during('API node 1 down (SIGKILL)', PHASE_S * 1000, async () => {
+  killedAt[0] = performance.now();
+  nodes[0]!.kill('SIGKILL');
+  inRotation.delete(0);
+});
 enterPhase('API node 1 down (restarting)');
 await startNode(0);
 await during('API node 1 back (same NODE_ID)', PHASE_S * 1000);
