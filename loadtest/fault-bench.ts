@@ -31,7 +31,6 @@ import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { createClickHouse } from '../shared/clients/clickhouse.ts';
 import { createRedis } from '../shared/clients/redis.ts';
@@ -39,6 +38,7 @@ import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { scoreTopicLag } from '../test/helpers/kafka-records.ts';
 import { freePort } from '../test/helpers/processes.ts';
+import { PhaseCpu } from './phase-cpu.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -160,38 +160,14 @@ log(`2 API nodes ready on ports ${ports.join(', ')}; ${RPS} scores/s, ${PHASE_S}
  * closed by the client before the server's keep-alive timeout (the node announces
  * `Keep-Alive: timeout=65`), like a load balancer's 60 s idle timeout or undici's keep-alive
  * handling. Node's Agent without `timeout` ignores that announcement and keeps idle sockets
- * forever: the server then closes them at 65 s, and a request written onto one in that instant
+ * forever: the server then closes them at 66 s (65 s plus Node's 1 s `keepAliveTimeoutBuffer`),
+ * and a request written onto one in that instant
  * (likeliest when the client's event loop runs late, as on this loaded machine) is reset.
  */
 const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 60_000 });
 const results: Result[] = [];
 let phase = 'warm-up';
 
-/**
- * Where the two cores went in each phase: CPU seconds of each process of the bench (from
- * /proc/<pid>/stat) and of the whole machine (/proc/stat, every process on it),
- * and how late this load generator's own event loop ran (its lateness is in every latency it
- * measures). A phase whose p99 rises while the machine is saturated by a restarting server is
- * the machine's, not the API's.
- */
-const TICK_S = 0.01; // USER_HZ is 100 on Linux
-function processTicks(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime + stime only: a reaped child's time (a SIGKILLed node, a script) would otherwise
-    // land on its parent in one lump.
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
-function machineTicks(): { busy: number; total: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((a, b) => a + b, 0);
-  return { busy: total - f[3]! - f[4]!, total };
-}
 const pidOf = (server: string) => {
   try {
     return Number(readFileSync(join(STACK_DIR, server, 'pid'), 'utf8').trim());
@@ -199,50 +175,22 @@ const pidOf = (server: string) => {
     return undefined;
   }
 };
-const roles = (): Record<string, number | undefined> => ({
-  'load generator': process.pid,
-  'API node 1': nodes[0]?.pid,
-  'API node 2': nodes[1]?.pid,
-  sink: sink.pid,
-  kafka: pidOf('kafka'),
-  clickhouse: pidOf('clickhouse'),
-  redis: pidOf('redis'),
-});
-interface PhaseCpu {
-  phase: string;
-  seconds: number;
-  cores: Record<string, number>;
-  machineCores: number;
-  loopDelayP99Ms: number;
-}
-const phaseCpu: PhaseCpu[] = [];
-const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-loopDelay.enable();
-let phaseStart = { at: performance.now(), ticks: new Map<number, number>(), machine: machineTicks() };
+/** Where the cores went in each phase: each of the bench's processes and the whole machine. */
+const cpu = new PhaseCpu(
+  () => ({
+    'load generator': process.pid,
+    'API node 1': nodes[0]?.pid,
+    'API node 2': nodes[1]?.pid,
+    sink: sink.pid,
+    kafka: pidOf('kafka'),
+    clickhouse: pidOf('clickhouse'),
+    redis: pidOf('redis'),
+  }),
+  phase,
+);
 function enterPhase(name: string): void {
-  const now = performance.now();
-  const seconds = (now - phaseStart.at) / 1000;
-  const machine = machineTicks();
-  const cores: Record<string, number> = {};
-  for (const [role, pid] of Object.entries(roles())) {
-    // A process started during the phase counts from zero; one killed during it is not counted.
-    const ticks = processTicks(pid);
-    if (pid && ticks) cores[role] = ((ticks - (phaseStart.ticks.get(pid) ?? 0)) * TICK_S) / seconds;
-  }
-  phaseCpu.push({
-    phase,
-    seconds,
-    cores,
-    machineCores:
-      ((machine.busy - phaseStart.machine.busy) / (machine.total - phaseStart.machine.total)) *
-      availableParallelism(),
-    loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
-  });
-  loopDelay.reset();
+  cpu.enter(name);
   phase = name;
-  const ticks = new Map<number, number>();
-  for (const pid of Object.values(roles())) if (pid) ticks.set(pid, processTicks(pid));
-  phaseStart = { at: now, ticks, machine };
 }
 let n = 0;
 
@@ -482,13 +430,6 @@ const rows = phases.map((p) => {
   const target = / back\b|^fresh node/.test(p) ? ' (target)' : '';
   return `| ${p} | ${statuses} | ${q(ok, 0.5).toFixed(1)} | ${p99.toFixed(1)} | ${ratio.toFixed(2)}x | ${ratio <= 2 ? 'yes' : '**no**'}${target} |`;
 });
-const roleNames = Object.keys(roles());
-const cpuRows = phaseCpu
-  .filter((c) => !c.phase.startsWith('warm-up'))
-  .map(
-    (c) =>
-      `| ${c.phase} | ${c.seconds.toFixed(1)} | ${c.machineCores.toFixed(2)} | ${roleNames.map((r) => (c.cores[r] ?? 0).toFixed(2)).join(' | ')} | ${c.loopDelayP99Ms.toFixed(0)} |`,
-  );
 // Every connection error, with the socket it happened on: a reused socket idle for about the
 // server's keep-alive timeout is the client's stale pool; a fresh one is the server refusing.
 const connErrors = results.filter((r) => r.status === 0 && !r.phase.startsWith('fresh node'));
@@ -536,9 +477,7 @@ ${rows.join('\n')}
 Where the CPU went (cores, of ${availableParallelism()}; the machine's figure includes every other process on it)
 and the p99 lateness of the load generator's own event loop:
 
-| phase | s | machine | ${roleNames.join(' | ')} | generator late p99 ms |
-|---|---|---|${roleNames.map(() => '---|').join('')}---|
-${cpuRows.join('\n')}
+${cpu.table((p) => !p.startsWith('warm-up'))}
 
 Connection errors (no HTTP answer): ${connErrors.length}${
   connErrors.length
