@@ -30,6 +30,7 @@ export const options = {
 // Each VU starts at its own random place in the population, so concurrent requests are not for
 // the same subject in lockstep (which would flatter any cache along the path).
 let n = Math.floor(Math.random() * 1_000_000);
+const runId = `${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
 export default function () {
   n += 1;
   const url = urls[n % urls.length];
@@ -37,7 +38,9 @@ export default function () {
     http.get(url);
     return;
   }
+  // IDEMPOTENCY=1: every request carries a key of its own (what the idempotent answer costs).
+  const idempotency = __ENV.IDEMPOTENCY === '1' ? { 'Idempotency-Key': `${runId}-${__VU}-${__ITER}` } : {};
   http.post(`${url}/v1/score`, JSON.stringify({ subject: subjects[n % subjects.length] }), {
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...idempotency },
   });
 }

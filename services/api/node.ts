@@ -31,6 +31,7 @@ import { Controls, NO_CONTROLS } from './controls/controls.ts';
 import { ExplainCache } from './explain-cache.ts';
 import { HistoryLookups } from './history-lookups.ts';
 import { CallerBudget } from './http/caller-budget.ts';
+import { logClientErrors } from './http/client-errors.ts';
 import { KeyUsage } from './key-usage.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
@@ -278,6 +279,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       },
       app,
     ).listen(cfg.PORT, cfg.HOST);
+    logClientErrors(listening, log);
     server = resources.add('intake', 'http server', listening, (s) => drainHttpServer(s, DRAIN_GRACE_MS));
     listening.keepAliveTimeout = 65_000;
     await once(listening, 'listening');

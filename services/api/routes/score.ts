@@ -113,8 +113,11 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
       try {
         const { body, durable } = deps.scorer.score(checked, principal, startedAt, await reputation);
         // Never a 200 whose audit record a crash could lose: Kafka acknowledged it or the journal
-        // fsynced it (usually a few ms, in parallel with storing the idempotent answer).
-        await Promise.all([durable, admission.commit(body)]);
+        // fsynced it. Only then is the answer stored for replays of its Idempotency-Key: stored
+        // earlier, a node killed in between left a replayable 200 whose record died with it (the
+        // fault bench's retries on the other node got such 200s, never found in ClickHouse).
+        await durable;
+        await admission.commit(body);
         res.send(body);
       } catch (err) {
         await admission.release();
