@@ -16,9 +16,9 @@ import { CompressionTypes } from 'kafkajs';
 import { createKafka } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
+import { forkWorkers } from './workers.ts';
 
 const port = Number(process.env.PORT ?? 9303);
-const workers = Number(process.env.WORKERS ?? 2);
 export const IO_BENCH_TOPIC = 'bench.io';
 
 if (cluster.isPrimary) {
@@ -27,11 +27,7 @@ if (cluster.isPrimary) {
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: IO_BENCH_TOPIC, numPartitions: 2 }] });
   await admin.disconnect();
-  for (let i = 0; i < workers; i++) cluster.fork();
-  process.on('SIGTERM', () => {
-    for (const w of Object.values(cluster.workers ?? {})) w?.kill();
-    process.exit(0);
-  });
+  forkWorkers();
 } else {
   const cfg = loadConfig();
   const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-bench-io', failFast: true });
