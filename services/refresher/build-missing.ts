@@ -3,11 +3,13 @@
  * this process and with the refresher's own code, every capability Redis has no current version
  * of, and publishes it (the announcement reaches running nodes). API nodes never build snapshots;
  * `npm run refresh -- --missing` runs this before them, and the refresher's first scheduled runs
- * do the same work a little later.
+ * do the same work a little later. With `stale`, a capability whose last confirmed refresh is
+ * older than its freshness limit is built again too: a development stack started hours ago
+ * (the ledger is stale after 2 h) then serves fresh snapshots without a running refresher.
  */
 import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { refreshCapability, type RefreshOutcome } from '../../shared/capabilities/refresh.ts';
-import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { CAPABILITIES, isStale, withOverrides } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
@@ -16,8 +18,12 @@ import type { Logger } from '../../shared/logger.ts';
 
 export type MissingResult = { capability: string } & (RefreshOutcome | { outcome: 'failed'; error: string });
 
-/** One result per capability that had no snapshot; the ones already published are left alone. */
-export async function buildMissing(cfg: Config, log: Logger): Promise<MissingResult[]> {
+/** One result per capability that had no snapshot (or a stale one, with `stale`); the others are left alone. */
+export async function buildMissing(
+  cfg: Config,
+  log: Logger,
+  opts: { stale?: boolean } = {},
+): Promise<MissingResult[]> {
   const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-refresh-missing', log });
   const ledger = cfg.LEDGER_REDIS_URL
     ? createRedis(cfg.LEDGER_REDIS_URL, { connectionName: 'frs-refresh-missing-ledger', log })
@@ -37,8 +43,12 @@ export async function buildMissing(cfg: Config, log: Logger): Promise<MissingRes
     };
     const results: MissingResult[] = [];
     // One at a time, as the refresher's worker runs them: the network snapshot alone is ~23 MB.
+    const now = Date.now();
     for (const [i, cap] of caps.entries()) {
-      if (current[i]!.meta) continue;
+      const { meta, status } = current[i]!;
+      const refreshedAt = status?.refreshed_at ? Date.parse(status.refreshed_at) : undefined;
+      const stale = refreshedAt === undefined || isStale(refreshedAt, cap.def.freshnessS, now);
+      if (meta && !(opts.stale && stale)) continue;
       try {
         results.push({ capability: cap.name, ...(await refreshCapability(cap, deps)) });
       } catch (err) {

@@ -5,7 +5,8 @@
  *
  * `npm run --silent refresh -- --missing`: builds here, without a running refresher, every
  * capability Redis has no snapshot of yet (a fresh deployment's first snapshots, see
- * build-missing.ts), one JSON line each. Exits non-zero if one failed.
+ * build-missing.ts), one JSON line each. Exits non-zero if one failed. `--missing --stale` also
+ * rebuilds every capability not confirmed within its freshness limit (what the test setup runs).
  */
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -17,8 +18,12 @@ import { capabilityJobName } from './jobs/capability.ts';
 import { REFRESHER_QUEUE } from './schedule.ts';
 
 const name = process.argv[2] ?? '';
-if (name !== '--missing' && !CAPABILITY_BY_NAME.has(name)) {
-  console.error(`usage: refresh-now <${[...CAPABILITY_BY_NAME.keys()].join('|')}|--missing>`);
+const stale = process.argv[3] === '--stale';
+if (
+  (name !== '--missing' && !CAPABILITY_BY_NAME.has(name)) ||
+  (process.argv[3] !== undefined && !(name === '--missing' && stale))
+) {
+  console.error(`usage: refresh-now <${[...CAPABILITY_BY_NAME.keys()].join('|')}|--missing [--stale]>`);
   process.exit(2);
 }
 const cfg = loadConfig();
@@ -27,7 +32,7 @@ async function missing(): Promise<number> {
   // The JSON lines are the output; log lines only for warnings unless LOG_LEVEL asks for more.
   const log = createLogger('refresh-now', process.env.LOG_LEVEL ?? 'warn');
   try {
-    const results = await buildMissing(cfg, log);
+    const results = await buildMissing(cfg, log, { stale });
     for (const r of results) console.log(JSON.stringify(r));
     return results.some((r) => r.outcome === 'failed') ? 1 : 0;
   } catch (err) {

@@ -19,9 +19,13 @@ export interface PublishedSnapshot {
  */
 export async function publishSnapshots(
   env: Record<string, string> = {},
-  opts: { allowFailures?: boolean } = {},
+  opts: { allowFailures?: boolean; stale?: boolean } = {},
 ): Promise<PublishedSnapshot[]> {
-  const args = [join(ROOT, 'services/refresher/refresh-now.ts'), '--missing'];
+  const args = [
+    join(ROOT, 'services/refresher/refresh-now.ts'),
+    '--missing',
+    ...(opts.stale ? ['--stale'] : []),
+  ];
   const options = { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 180_000 };
   let stdout: string;
   try {

@@ -91,4 +91,24 @@ describe('a node with no published snapshots', () => {
     expect(body.degraded_sources).toEqual([]);
     expect(body.components!.find((c) => c.component === 'ip_tor_exit')?.verdict).toBe('clean');
   });
+
+  it('with --stale, the one-shot rebuilds only what is past its freshness limit', async () => {
+    const r = redis();
+    try {
+      // Nothing is stale right after publishing: the one-shot builds nothing.
+      expect(await publishSnapshots(env, { stale: true })).toEqual([]);
+      // The ledger last confirmed 3 h ago (its limit is 2 h), as on a stack started hours before.
+      const key = `${prefix}:status:reputation_ledger`;
+      const status = JSON.parse((await r.get(key))!) as Record<string, unknown>;
+      const hoursAgo = new Date(Date.now() - 3 * 3600_000).toISOString();
+      await r.set(key, JSON.stringify({ ...status, refreshed_at: hoursAgo }));
+      expect(await publishSnapshots(env)).toEqual([]);
+      const rebuilt = await publishSnapshots(env, { stale: true });
+      expect(rebuilt.map((p) => p.capability)).toEqual(['reputation_ledger']);
+      const after = JSON.parse((await r.get(key))!) as { refreshed_at: string };
+      expect(Date.parse(after.refreshed_at)).toBeGreaterThan(Date.now() - 60_000);
+    } finally {
+      r.disconnect();
+    }
+  });
 });
