@@ -178,7 +178,9 @@ describe('scoring while Redis is down (a private redis-server the test stops and
     const first = await call(nodes[0]!, apiKey, key);
     const replay = await call(nodes[1]!, apiKey, key);
     expect(first.status).toBe(200);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('idempotent-replayed'), `${replay.status} ${JSON.stringify(replay.body)}`).toBe(
+      'true',
+    );
     expect(replay.body.score_id).toBe(first.body.score_id);
   });
 
