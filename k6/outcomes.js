@@ -7,8 +7,7 @@
 import {
   checkReported,
   checkScored,
-  constantRate,
-  RATES,
+  everyTierAt,
   reportOutcome,
   score,
   secs,
@@ -18,16 +17,9 @@ import {
   thresholds,
 } from './lib/common.js';
 
-const tiers = ['verify', 'assess', 'bureau'];
-
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
-  scenarios: Object.fromEntries(
-    tiers.map((tier) => [
-      tier,
-      constantRate(RATES[tier] * 0.8, secs(60), { env: { TIER: tier }, exec: 'run' }),
-    ]),
-  ),
+  scenarios: everyTierAt(0.8, secs(60)),
   thresholds: thresholds({
     'http_reqs{name:POST /v1/score}': ['count>0'],
     'http_reqs{name:POST /v1/outcomes}': ['count>0'],

@@ -2,26 +2,18 @@
 // rate limit, so no request should be refused and latency must hold.
 import {
   checkScored,
-  RATES,
   score,
   secs,
   subject,
   SUMMARY_TREND_STATS,
   summaryWriter,
   thresholds,
-  constantRate,
+  everyTierAt,
 } from './lib/common.js';
-
-const tiers = ['verify', 'assess', 'bureau'];
 
 export const options = {
   summaryTrendStats: SUMMARY_TREND_STATS,
-  scenarios: Object.fromEntries(
-    tiers.map((tier) => [
-      tier,
-      constantRate(RATES[tier] * 0.8, secs(60), { env: { TIER: tier }, exec: 'run' }),
-    ]),
-  ),
+  scenarios: everyTierAt(0.8, secs(60)),
   thresholds: thresholds(),
 };
 

@@ -51,6 +51,16 @@ export function constantRate(rate, duration, extra = {}) {
   };
 }
 
+/** One constant-rate scenario per tier at `fraction` of its rate limit, each running `exec`. */
+export function everyTierAt(fraction, duration, exec = 'run') {
+  return Object.fromEntries(
+    ['verify', 'assess', 'bureau'].map((tier) => [
+      tier,
+      constantRate(RATES[tier] * fraction, duration, { env: { TIER: tier }, exec }),
+    ]),
+  );
+}
+
 let counter = 0;
 export function baseUrl() {
   counter += 1;
