@@ -117,6 +117,23 @@ const envSchema = z.object({
   EXPLAIN_REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6380'),
   /** Redis holding the reputation ledger; defaults to REDIS_URL. */
   LEDGER_REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /**
+   * Server secret of the HMAC that keys ledger subjects in Redis (shared/capabilities/subject-key.ts):
+   * a Redis dump alone does not give the numbers back. Every API node, sink and refresher of a
+   * deployment shares it; the default is for the local stack only. Rotation: docs/security.md.
+   */
+  LEDGER_SUBJECT_SECRET: z
+    .string()
+    .min(32, 'at least 32 characters')
+    .default('local-development-only-ledger-subject-secret'),
+  /** The secret before the last rotation: still read (never written) until its reports aged out. */
+  LEDGER_SUBJECT_SECRET_PREVIOUS: z.string().min(32, 'at least 32 characters').optional(),
+  /**
+   * Ledger changes one organisation's outcomes may make per calendar month (UTC): what its
+   * outcomes hold in Redis is bounded by this (docs/security.md); past it outcomes are still
+   * accepted and stored in ClickHouse, and no longer change Redis.
+   */
+  LEDGER_WRITES_PER_ORG_MONTH: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   /** Breaker timeout of a ledger lookup, inside the request budget (capped by options.max_latency_ms). */
   LEDGER_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(25),
   /** How long an open ledger breaker waits before letting a trial lookup through. */

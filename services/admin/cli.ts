@@ -13,6 +13,7 @@
  *   user create --org ORG_ID --email E   (a portal user; prints a one-time setup link, 24 h)
  *   user link --email E                  (a new setup link: lost link or forgotten password)
  *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
+ *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody)
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -30,6 +31,15 @@ import {
   type OrgUpdate,
 } from '../../shared/orgs/store.ts';
 import { VersionAdmin } from '../../shared/scoring/version-state.ts';
+import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import type { Redis } from '../../shared/clients/redis.ts';
+import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import {
+  withdrawOutcome,
+  WithdrawalError,
+  type WithdrawalDeps,
+} from '../../shared/capabilities/ledger-withdrawal.ts';
+import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -47,7 +57,9 @@ const USAGE = `usage:
   admin version show
   admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
   admin version promote --id VERSION               (the default on every node within seconds)
-  admin version retire --id VERSION                (no new score uses it; stored scores still explain)`;
+  admin version retire --id VERSION                (no new score uses it; stored scores still explain)
+  admin ledger withdraw --outcome OUTCOME_ID --reason TEXT [--operator NAME]
+                                                   (the report counts for nobody; recorded in ClickHouse)`;
 
 class UsageError extends Error {}
 
@@ -110,6 +122,8 @@ export interface AdminDeps {
   users?: UserStore;
   /** Base of portal setup links. */
   portalUrl?: string;
+  /** For `ledger withdraw`: ClickHouse (the outcome and the record of the withdrawal) and the ledger. */
+  ledger?: () => WithdrawalDeps;
 }
 
 export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
@@ -131,6 +145,9 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       email: { type: 'string' },
       label: { type: 'string' },
       clear: { type: 'boolean' },
+      outcome: { type: 'string' },
+      reason: { type: 'string' },
+      operator: { type: 'string' },
     },
   });
   const [noun, verb] = positionals;
@@ -238,6 +255,22 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       }
       return versions.show(process.env.SCORE_CHALLENGER);
     }
+    case 'ledger withdraw': {
+      if (!deps.ledger) throw new UsageError('ledger commands need ClickHouse and the ledger Redis');
+      const reason = need(values.reason, 'reason');
+      if (reason.length > 1024) throw new UsageError('--reason: at most 1,024 characters');
+      try {
+        return await withdrawOutcome(
+          deps.ledger(),
+          need(values.outcome, 'outcome'),
+          reason,
+          (values.operator ?? process.env.USER ?? 'operator').slice(0, 128),
+        );
+      } catch (err) {
+        if (err instanceof WithdrawalError) throw new UsageError(err.message);
+        throw err;
+      }
+    }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   }
@@ -246,11 +279,26 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
 if (import.meta.main) {
   const cfg = loadPortalConfig();
   const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-admin' });
+  // Made only by the command that needs them.
+  let ch: ClickHouseClient | undefined;
+  let ledgerRedis: Redis | undefined;
   try {
     const out = await run(process.argv.slice(2), new OrgStore(redis), {
       versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
       users: new UserStore(redis),
       portalUrl: cfg.PORTAL_URL,
+      ledger: () => {
+        ch = createClickHouse(cfg.CLICKHOUSE_URL);
+        ledgerRedis = cfg.LEDGER_REDIS_URL
+          ? createRedis(cfg.LEDGER_REDIS_URL, { connectionName: 'frs-admin-ledger' })
+          : redis;
+        return {
+          ch,
+          database: cfg.CLICKHOUSE_DATABASE,
+          votes: new LedgerVotes(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX, cfg.LEDGER_WRITES_PER_ORG_MONTH),
+          keys: SubjectKeys.fromConfig(cfg),
+        };
+      },
     });
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
@@ -261,5 +309,7 @@ if (import.meta.main) {
     process.exitCode = 2;
   } finally {
     redis.disconnect();
+    if (ledgerRedis && ledgerRedis !== redis) ledgerRedis.disconnect();
+    await ch?.close();
   }
 }

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
-import { ledgerReportCountsKey } from '../../shared/capabilities/ledger-reports.ts';
+import { ledgerVotesKey } from '../../shared/capabilities/ledger-votes.ts';
+import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
@@ -140,7 +141,8 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       new LedgerLookup({
         redis: redisLedger,
         key: (version) => store.ledgerKey(version),
-        reportsKey: ledgerReportCountsKey(cfg.CAPABILITY_KEY_PREFIX),
+        votesKey: (subjectKey) => ledgerVotesKey(cfg.CAPABILITY_KEY_PREFIX, subjectKey),
+        subjectKeys: SubjectKeys.fromConfig(cfg),
         // The version the snapshot cache (below) last learned.
         version: () => snapshots.current.ledgerVersion,
         timeoutMs: cfg.LEDGER_TIMEOUT_MS,

@@ -60,7 +60,7 @@ export class Scorer {
     if (!includedIn(principal.org.tier, principal.org.entitlements).has('reputation_ledger'))
       return undefined;
     const budget = checked.request.options?.max_latency_ms ?? Number.POSITIVE_INFINITY;
-    return this.deps.ledger.lookup(checked.request.subject, budget);
+    return this.deps.ledger.lookup(checked.request.subject, budget, principal.org.org_id);
   }
 
   /**
@@ -167,6 +167,7 @@ function reputationReports(reputation: Reputation | undefined): { reputation?: R
       reports: reputation.reports,
       feed_reports: reputation.reports - fromOutcomes,
       outcome_reports: fromOutcomes,
+      ...(reputation.ownReport !== undefined ? { own_report: reputation.ownReport } : {}),
     },
   };
 }

@@ -1,29 +1,98 @@
 import type { Consumer, Kafka } from 'kafkajs';
+import { Counter } from 'prom-client';
 import { OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
-import type { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
+import type { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import { canonicalSubjects, type SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { LEDGER_REPORT_KINDS } from '../../shared/contract/outcome.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OutcomeRecord } from '../../shared/outcomes/record.ts';
+import type { LedgerTrust } from './ledger-trust.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const outcomesApplied = new Counter({
+  name: 'frs_ledger_outcomes_total',
+  help: 'Outcomes the ledger learner handled, by what they did to the ledger',
+  labelNames: ['effect'],
+});
+
+export interface LedgerApplierDeps {
+  votes: LedgerVotes;
+  keys: SubjectKeys;
+  trust: LedgerTrust;
+}
+
 /**
- * Teaches the reputation ledger from `outcomes.v1`: each outcome updates the per-subject report
- * counts every API node reads live (see LedgerReports). A consumer group of its own, so the
- * ledger learns within a second even while ClickHouse is down and the sink is holding back.
- * Offsets are committed after Redis took the batch; while Redis is down the batch is retried.
- * Undecodable records are skipped here (the sink dead-letters them).
+ * What outcomes do to the ledger, under the trust rules (ledger-votes.ts, ledger-trust.ts): a
+ * report becomes its organisation's vote about each subject, counting for everyone where the
+ * organisation had scored the subject, for itself only otherwise; a not_fraud or suspected_fraud
+ * lifts the organisation's earlier vote. An organisation past its monthly allowance of ledger
+ * writes changes Redis no more (ClickHouse still has its outcomes).
+ */
+export class LedgerApplier {
+  private readonly deps: LedgerApplierDeps;
+
+  constructor(deps: LedgerApplierDeps) {
+    this.deps = deps;
+  }
+
+  /**
+   * Applies `records` in order; `onApplied` after each, so a caller retrying after an outage can
+   * resume where it stopped. Throws while Redis or ClickHouse is down.
+   */
+  async applyAll(records: readonly OutcomeRecord[], onApplied: () => void = () => undefined): Promise<void> {
+    const trusted = await this.deps.trust.scoredBefore(records);
+    for (const [i, o] of records.entries()) {
+      await this.apply(o, trusted[i]!);
+      onApplied();
+    }
+  }
+
+  /** One outcome's effect on the votes; `trusted`: the subjects its organisation had scored. */
+  private async apply(o: OutcomeRecord, trusted: ReadonlySet<string>): Promise<void> {
+    const { votes, keys } = this.deps;
+    const subjects = canonicalSubjects(o.subject);
+    const vote = { orgId: o.org_id, outcomeId: o.outcome_id };
+    if (!LEDGER_REPORT_KINDS.has(o.outcome)) {
+      // Lifts the organisation's vote wherever it sits, under the previous secret's key too.
+      for (const s of subjects)
+        for (const k of keys.keys(s)) await votes.vote(k, { ...vote, state: 'w' }, 'lift');
+      outcomesApplied.inc({ effect: 'lift' });
+      return;
+    }
+    if (!(await votes.takeAllowance(o.org_id, o.received_at_ms, subjects.length))) {
+      outcomesApplied.inc({ effect: 'over_allowance' });
+      return;
+    }
+    for (const s of subjects) {
+      await votes.vote(keys.key(s), { ...vote, state: trusted.has(s) ? 't' : 'o' }, 'report');
+      outcomesApplied.inc({ effect: trusted.has(s) ? 'report_shared' : 'report_own' });
+    }
+  }
+}
+
+export interface LedgerLearnerDeps {
+  kafka: Kafka;
+  applier: LedgerApplier;
+  log: Logger;
+  groupId: string;
+}
+
+/**
+ * Teaches the reputation ledger from `outcomes.v1` through the LedgerApplier. A consumer group of its own, so the ledger learns within a second even while the sink is
+ * holding back. Offsets are committed after Redis took the batch; while Redis or ClickHouse is
+ * down the rest of the batch is retried. Undecodable records are skipped here (the sink
+ * dead-letters them).
  */
 export class LedgerLearner {
   private readonly consumer: Consumer;
-  private readonly reports: LedgerReports;
-  private readonly log: Logger;
+  private readonly deps: LedgerLearnerDeps;
   applied = 0;
 
-  constructor(kafka: Kafka, reports: LedgerReports, log: Logger, groupId: string) {
+  constructor(deps: LedgerLearnerDeps) {
     // Outcomes are few and each should reach the ledger at once: no waiting for bytes to pile up.
-    this.consumer = kafka.consumer({ groupId, minBytes: 1, maxWaitTimeInMs: 250 });
-    this.reports = reports;
-    this.log = log;
+    this.consumer = deps.kafka.consumer({ groupId: deps.groupId, minBytes: 1, maxWaitTimeInMs: 250 });
+    this.deps = deps;
   }
 
   async start(): Promise<void> {
@@ -33,27 +102,33 @@ export class LedgerLearner {
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const records: OutcomeRecord[] = [];
         for (const message of batch.messages) {
-          const parsed = message.value ? safeJson(message.value.toString('utf8')) : undefined;
-          const record = OutcomeRecord.safeParse(parsed);
-          let backoff = 100;
-          while (record.success) {
-            if (!isRunning() || isStale()) return;
-            try {
-              await this.reports.apply(record.data);
-              this.applied += 1;
-              break;
-            } catch (err) {
-              this.log.warn({ err: String(err), backoff }, 'ledger update failed; retrying');
-              await heartbeat().catch(() => undefined);
-              await sleep(backoff);
-              backoff = Math.min(backoff * 2, 5_000);
-            }
+          const parsed = OutcomeRecord.safeParse(
+            message.value ? safeJson(message.value.toString('utf8')) : undefined,
+          );
+          if (parsed.success) records.push(parsed.data);
+        }
+        // Applied one by one from `done`, so a retry after an outage does not apply a record twice.
+        let done = 0;
+        let backoff = 100;
+        while (done < records.length) {
+          if (!isRunning() || isStale()) return;
+          try {
+            await this.deps.applier.applyAll(records.slice(done), () => {
+              done++;
+              this.applied++;
+            });
+          } catch (err) {
+            this.deps.log.warn({ err, backoff }, 'ledger update failed; retrying');
+            await heartbeat().catch(() => undefined);
+            await sleep(backoff);
+            backoff = Math.min(backoff * 2, 5_000);
           }
-          resolveOffset(message.offset);
         }
         const last = batch.messages[batch.messages.length - 1];
         if (!last) return;
+        resolveOffset(last.offset);
         await this.consumer.commitOffsets([
           { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
         ]);

@@ -2,7 +2,8 @@
  * The audit sink built from config, with a bounded stop: Kafka `scores.v1` and `outcomes.v1` to
  * ClickHouse, and outcomes to the reputation ledger.
  */
-import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
+import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
@@ -10,7 +11,9 @@ import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { startMetricsServer, stopMetricsServer } from '../../shared/metrics-server.ts';
-import { LedgerLearner } from './ledger-learner.ts';
+import { LedgerApplier, LedgerLearner } from './ledger-learner.ts';
+import { LedgerTrust } from './ledger-trust.ts';
+import { ScoresProgress } from './scores-progress.ts';
 import { ConsumerState, registerLagMetric, withInsertMetrics } from './metrics.ts';
 import { AuditSink } from './sink.ts';
 
@@ -47,15 +50,25 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, { connectionName: 'frs-ledger-learner', log }),
         (r) => r.disconnect(),
       );
+      const progress = resources.add(
+        'clients',
+        'scores progress',
+        new ScoresProgress(kafka, cfg.AUDIT_SINK_GROUP),
+        (p) => p.close(),
+      );
       const learner = resources.add(
         'workers',
         'ledger learner',
-        new LedgerLearner(
+        new LedgerLearner({
           kafka,
-          new LedgerReports(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX),
+          applier: new LedgerApplier({
+            votes: new LedgerVotes(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX, cfg.LEDGER_WRITES_PER_ORG_MONTH),
+            keys: SubjectKeys.fromConfig(cfg),
+            trust: new LedgerTrust({ ch, database: cfg.CLICKHOUSE_DATABASE, progress }),
+          }),
           log,
-          `${cfg.AUDIT_SINK_GROUP}-ledger`,
-        ),
+          groupId: `${cfg.AUDIT_SINK_GROUP}-ledger`,
+        }),
         (l) => l.stop(),
       );
       const consumerState = new ConsumerState();

@@ -10,6 +10,7 @@ import {
 } from '../../shared/clients/kafka.ts';
 import { OutcomeRecord, toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
+import { canonicalSubjects } from '../../shared/capabilities/subject-key.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { dlqRecords } from './dlq-metrics.ts';
 import { insertSplitting } from './quarantine.ts';
@@ -61,6 +62,35 @@ export function toRow(r: AuditRecordEnvelope) {
   };
 }
 
+/**
+ * The rows of `scored_subjects` a batch of audit records adds: each organisation's subjects by UTC
+ * day with the batch's earliest score of that day (the ledger's trust rule reads them, see
+ * migration 007).
+ */
+export function scoredSubjectRows(records: readonly AuditRecordEnvelope[]) {
+  const rows = new Map<
+    string,
+    { org_id: string; subject: string; scored_on: string; scored_at_ms: number; keep: number }
+  >();
+  for (const r of records) {
+    const scoredOn = new Date(r.scored_at_ms).toISOString().slice(0, 10);
+    const scoredAt = r.scored_at_ms;
+    for (const subject of canonicalSubjects((r.request.subject ?? {}) as Record<string, string>)) {
+      const key = `${r.org_id}\n${subject}\n${scoredOn}`;
+      const before = rows.get(key);
+      if (before && before.scored_at_ms <= scoredAt) continue;
+      rows.set(key, {
+        org_id: r.org_id,
+        subject,
+        scored_on: scoredOn,
+        scored_at_ms: scoredAt,
+        keep: Number.MAX_SAFE_INTEGER - scoredAt,
+      });
+    }
+  }
+  return [...rows.values()];
+}
+
 type Decoded<T = AuditRecordEnvelope> = { ok: true; record: T } | { ok: false; reason: string };
 
 export function decode(message: KafkaMessage): Decoded {
@@ -99,15 +129,20 @@ interface DeadLetter {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** What one consumed topic becomes: rows of a table, undecodable or refused records to its DLQ. */
+/**
+ * What one consumed topic becomes: rows of a table, undecodable or refused records to its DLQ,
+ * and, for scores, the rows a second table derives from the same records (inserted after the
+ * first, before offsets move on).
+ */
 interface SinkStream {
   table: string;
   dlq: string;
-  row: (message: KafkaMessage) => { ok: true; row: object } | { ok: false; reason: string };
+  row: (message: KafkaMessage) => { ok: true; row: object; record: unknown } | { ok: false; reason: string };
+  derived?: { table: string; rows: (records: unknown[]) => object[] };
 }
 
 function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
-  return d.ok ? { ok: true as const, row: toRowFn(d.record) } : d;
+  return d.ok ? { ok: true as const, row: toRowFn(d.record), record: d.record as unknown } : d;
 }
 
 /**
@@ -147,7 +182,15 @@ export class AuditSink {
     this.opts = opts;
     const db = quoteIdent(opts.database);
     this.streams = {
-      [SCORES_TOPIC]: { table: `${db}.scores`, dlq: SCORES_DLQ_TOPIC, row: (m) => rowOf(decode(m), toRow) },
+      [SCORES_TOPIC]: {
+        table: `${db}.scores`,
+        dlq: SCORES_DLQ_TOPIC,
+        row: (m) => rowOf(decode(m), toRow),
+        derived: {
+          table: `${db}.scored_subjects`,
+          rows: (records) => scoredSubjectRows(records as AuditRecordEnvelope[]),
+        },
+      },
       [OUTCOMES_TOPIC]: {
         table: `${db}.outcomes`,
         dlq: OUTCOMES_DLQ_TOPIC,
@@ -171,11 +214,11 @@ export class AuditSink {
 
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
     const stream = this.streams[batch.topic]!;
-    const rows: { row: object; message: KafkaMessage }[] = [];
+    const rows: { row: object; record: unknown; message: KafkaMessage }[] = [];
     const bad: DeadLetter[] = [];
     for (const message of batch.messages) {
       const d = stream.row(message);
-      if (d.ok) rows.push({ row: d.row, message });
+      if (d.ok) rows.push({ row: d.row, record: d.record, message });
       else bad.push({ message, reason: d.reason, stage: 'decode' });
     }
     await this.deadLetter(batch.topic, batch.partition, bad);
@@ -191,6 +234,10 @@ export class AuditSink {
           values: slice.map((r) => ({ ...r.row, inserted_at: insertedAt })),
           format: 'JSONEachRow',
         });
+        const derived = stream.derived && stream.derived.rows(slice.map((r) => r.record));
+        if (derived && derived.length > 0) {
+          await this.ch.insert({ table: stream.derived!.table, values: derived, format: 'JSONEachRow' });
+        }
         this.inserted += slice.length;
         backoff = 100;
       },

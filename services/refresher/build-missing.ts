@@ -12,6 +12,7 @@ import { refreshCapability, type RefreshOutcome } from '../../shared/capabilitie
 import { CAPABILITIES, isStale, withOverrides } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -29,7 +30,7 @@ export async function buildMissing(
     ? createRedis(cfg.LEDGER_REDIS_URL, { connectionName: 'frs-refresh-missing-ledger', log })
     : redis;
   try {
-    const store = new SnapshotStore(redis, cfg.CAPABILITY_KEY_PREFIX, ledger);
+    const store = new SnapshotStore(redis, cfg.CAPABILITY_KEY_PREFIX, ledger, SubjectKeys.fromConfig(cfg));
     const caps = capabilityModels(
       CAPABILITIES.map((def) => withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S)),
     );

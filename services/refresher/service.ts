@@ -8,6 +8,7 @@ import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
@@ -54,7 +55,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
       );
 
       const refreshDeps = {
-        store: new SnapshotStore(snapshots, cfg.CAPABILITY_KEY_PREFIX, ledger),
+        store: new SnapshotStore(snapshots, cfg.CAPABILITY_KEY_PREFIX, ledger, SubjectKeys.fromConfig(cfg)),
         locations: feedLocations(cfg),
         timeoutMs: cfg.FEED_TIMEOUT_MS,
         maxShrink: cfg.FEED_MAX_SHRINK,

@@ -28,8 +28,9 @@ export interface RefreshDeps {
 export type RefreshOutcome =
   { outcome: 'published'; version: string; entries: number } | { outcome: 'unchanged'; version: string };
 
-function digestOf(files: FeedFiles): string {
-  const hash = createHash('sha256');
+/** `naming`: what else decides the built data (the ledger's subject keys), so a change of it rebuilds. */
+function digestOf(files: FeedFiles, naming: string): string {
+  const hash = createHash('sha256').update(naming);
   for (const [feed, byName] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
     for (const [name, bytes] of [...byName!].sort(([a], [b]) => a.localeCompare(b))) {
       hash.update(`${feed}/${name}:${bytes.length}:`).update(bytes);
@@ -57,7 +58,7 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
       def.feeds.map(async (f) => [f, await fetchFeed(f, deps.locations[f], deps.timeoutMs)] as const),
     );
     const files: FeedFiles = Object.fromEntries(fetched);
-    const digest = digestOf(files);
+    const digest = digestOf(files, cap.kind === 'live' ? store.ledgerNaming : '');
     const current = await store.current(def.name);
     if (current && current.digest === digest && current.format === SNAPSHOT_FORMAT) {
       await store.confirm(def.name);

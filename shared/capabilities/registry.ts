@@ -112,7 +112,7 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     freshnessS: 2 * HOUR,
     whenMissing: 'unavailable',
     format:
-      'Redis hash per version in the ledger Redis: field = 128-bit SHA-256 of the canonical subject, value = reports.',
+      'Redis hash per version in the ledger Redis: field = 128-bit HMAC-SHA-256 of the canonical subject under the server secret, value = reports.',
   },
   {
     name: 'ip_network_type',

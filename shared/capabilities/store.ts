@@ -4,12 +4,13 @@
  *   {prefix}:current:{capability}        JSON SnapshotMeta of the version nodes should serve
  *   {prefix}:status:{capability}         JSON RefreshStatus: last confirmation and last failure
  *   {prefix}:blob:{capability}:{version} the snapshot's binary form (snapshot capabilities)
- *   {prefix}:ledger:{version}            hash of subject digest -> reports (in the ledger Redis)
+ *   {prefix}:ledger:{version}            hash of subject key (keyed HMAC) -> reports (in the ledger Redis)
  *   {prefix}:announce                    pub/sub channel; the message is the capability's name
  *
  * A node that misses an announcement catches up by polling the current and status keys. Only the
  * current and the previous version are kept: a node still loading the previous one finds it.
  */
+import type { SubjectKeys } from './subject-key.ts';
 import type { Redis } from 'ioredis';
 import type { CapabilityName } from './registry.ts';
 
@@ -36,11 +37,22 @@ export class SnapshotStore {
   private readonly redis: Redis;
   private readonly ledger: Redis;
 
-  /** `ledger`: the Redis of the reputation ledger, which may be another server. */
-  constructor(redis: Redis, prefix: string, ledger: Redis = redis) {
+  private readonly subjectKeys: SubjectKeys | undefined;
+
+  /**
+   * `ledger`: the Redis of the reputation ledger, which may be another server. `subjectKeys`: how
+   * ledger subjects are named; only a publisher of the ledger (the refresher) needs it.
+   */
+  constructor(redis: Redis, prefix: string, ledger: Redis = redis, subjectKeys?: SubjectKeys) {
     this.redis = redis;
     this.prefix = prefix;
     this.ledger = ledger;
+    this.subjectKeys = subjectKeys;
+  }
+
+  /** Names the subject keys the ledger is published under: a rotated secret makes the feed rebuild. */
+  get ledgerNaming(): string {
+    return this.subjectKeys?.fingerprint() ?? '';
   }
 
   get channel(): string {
@@ -78,13 +90,18 @@ export class SnapshotStore {
     if (replaced?.previous) await this.redis.unlink(this.blobKey(name, replaced.previous));
   }
 
-  /** Writes a ledger version in batches, then makes it current the same way. */
+  /**
+   * Writes a ledger version in batches, each subject (canonical form) under its keyed HMAC, then
+   * makes it current the same way.
+   */
   async publishLedger(meta: SnapshotMeta, reports: Map<string, number>, replaced?: SnapshotMeta) {
+    const keys = this.subjectKeys;
+    if (!keys) throw new Error('publishing the ledger needs the subject keys (LEDGER_SUBJECT_SECRET)');
     const key = this.ledgerKey(meta.version);
     const batch = 5_000;
     let fields: (string | number)[] = [];
-    for (const [digest, count] of reports) {
-      fields.push(digest, count);
+    for (const [canonical, count] of reports) {
+      fields.push(keys.key(canonical), count);
       if (fields.length >= 2 * batch) {
         await this.ledger.hset(key, ...fields);
         fields = [];

@@ -138,7 +138,17 @@ export const ReputationReports = z
       .meta({
         description:
           'Of them, organisations whose latest outcome for the subject is confirmed_fraud, chargeback or ' +
-          'spam_or_abuse (one each, however often they reported it). Which organisations is never shown.',
+          'spam_or_abuse, received in the last 180 days (one each, however often they reported it and ' +
+          'whether about the number, the address or both). Another organisation counts only if it had ' +
+          'scored the subject in the 90 days before its report. Which organisations is never shown.',
+      }),
+    own_report: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Whether your organisation's own report is one of them. A report about a subject you had not " +
+          'scored in the 90 days before weighs on your own scores only.',
       }),
   })
   .meta({ id: 'ReputationReports' });

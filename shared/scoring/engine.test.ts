@@ -8,6 +8,8 @@ import {
   contextEffect,
   coverageOf,
   evaluate,
+  ledgerCeiling,
+  LEDGER_TRUST_GATES,
   score,
   type ScoreVersion,
 } from './engine.ts';
@@ -224,5 +226,43 @@ describe('score', () => {
   it('names unavailable capabilities in degraded_sources', () => {
     const out = score({ evidence: { reputation: 'unavailable' }, version, degraded: ['ip_tor_exit'] });
     expect(out.degraded_sources.sort()).toEqual(['ip_tor_exit', 'reputation_ledger']);
+  });
+});
+
+describe('the ledger trust ceiling', () => {
+  // Ledger points steep enough that the percentile alone would put one report in `high`.
+  const steep: ScoreVersion = { ...version, points: { ...version.points, REPUTATION_REPORTED: 70 } };
+  const gated: ScoreVersion = { ...steep, gates: LEDGER_TRUST_GATES };
+  const phoneWith = (reports: number, extra: Partial<IpFacts> | undefined = undefined) => ({
+    phone: mobile,
+    ...(extra ? { ip: ip(extra) } : {}),
+    reputation: { reports, outcomeReports: reports },
+  });
+
+  it('one organisation makes a clean subject at most medium, two at most high, three critical', () => {
+    for (const v of [steep, gated]) {
+      expect(score({ evidence: phoneWith(1), version: v })).toMatchObject({ score: 70, band: 'medium' });
+      expect(score({ evidence: phoneWith(2), version: v })).toMatchObject({ score: 100, band: 'high' });
+      expect(score({ evidence: phoneWith(3), version: v })).toMatchObject({ score: 100, band: 'critical' });
+    }
+    expect(score({ evidence: phoneWith(1), version: steep }).components.at(-1)!.verdict).toBe('elevated');
+    expect(score({ evidence: phoneWith(3), version: steep }).components.at(-1)!.verdict).toBe('adverse');
+  });
+
+  it('another adverse component lets two organisations reach critical', () => {
+    expect(score({ evidence: phoneWith(2, { tor: true }), version: gated }).band).toBe('critical');
+  });
+
+  it('a context cannot lift a subject past the ceiling either', () => {
+    const out = score({
+      evidence: phoneWith(1),
+      version: steep,
+      context: ctx({ operating_countries: ['GB'] }),
+    });
+    expect(out.band).toBe('medium');
+  });
+
+  it('the ceiling follows the count', () => {
+    expect([1, 2, 3, 7].map(ledgerCeiling)).toEqual(['medium', 'high', 'critical', 'critical']);
   });
 });

@@ -163,19 +163,46 @@ export function bandFor(
 }
 
 /**
+ * The highest band the reputation ledger may lift a subject to on its own, by how many
+ * organisations (or feed reports) it counts: one makes it at most `medium`, two `high`, three
+ * `critical`. One tenant's report alone can never make a subject `high` for everyone.
+ */
+export function ledgerCeiling(reports: number): Band {
+  return reports >= 3 ? 'critical' : reports === 2 ? 'high' : 'medium';
+}
+
+/**
+ * The gates every version applies to a subject the ledger reports, also versions released before
+ * evidence gates: the trust rules bind what one organisation's report does to everyone's scores.
+ */
+export const LEDGER_TRUST_GATES: NonNullable<VersionDefinition['gates']> = {
+  critical: ['adverse'],
+  high: ['elevated', 'adverse'],
+  medium: ['elevated', 'adverse'],
+};
+
+/**
  * The highest band at or below `band` whose evidence gate holds: a gated band needs at least one
- * component with one of its verdicts. Without gates (versions before 2026.12.0) the band stands.
+ * component with one of its verdicts, and the ledger's component counts only up to its ceiling
+ * (`ledgerReports`, see ledgerCeiling). Without gates (versions before 2026.12.0, on a subject
+ * the ledger does not report) the band stands.
  */
 export function gateBand(
   band: Band,
-  components: readonly Pick<ComponentResult, 'verdict'>[],
+  components: readonly { verdict: Verdict; component?: string }[],
   gates: VersionDefinition['gates'],
+  ledgerReports?: number,
 ): Band {
   if (!gates) return band;
+  const ledgerTop =
+    ledgerReports === undefined ? BAND_ORDER.length : BAND_ORDER.indexOf(ledgerCeiling(ledgerReports));
   let i = BAND_ORDER.indexOf(band);
   while (i > 0) {
     const needs = gates[BAND_ORDER[i]!];
-    if (!needs || components.some((c) => needs.includes(c.verdict))) break;
+    const level = i;
+    const holds = (c: { verdict: Verdict; component?: string }) =>
+      needs!.includes(c.verdict) && (c.component !== 'reputation_ledger' || level <= ledgerTop);
+    if (!needs || components.some(holds)) break;
     i--;
   }
   return BAND_ORDER[i]!;
@@ -348,10 +375,15 @@ export function score(input: ScoreInput): Scored {
   const { evidence, version, context } = input;
   const { components, raw } = evaluate(evidence, version.points);
   const scoreValue = percentileRank(raw, version.calibration);
+  const rep = evidence.reputation;
+  const ledgerReports =
+    rep !== undefined && rep !== 'unavailable' && rep.reports > 0 ? rep.reports : undefined;
+  const gates = version.gates ?? (ledgerReports !== undefined ? LEDGER_TRUST_GATES : undefined);
   const postureBand = gateBand(
     bandFor(scoreValue, version, context?.risk_posture),
     components,
-    version.gates,
+    gates,
+    ledgerReports,
   );
 
   let band = postureBand;
@@ -360,7 +392,7 @@ export function score(input: ScoreInput): Scored {
     const { effect, reason } = contextEffect(evidence, context);
     const shifted = shiftBand(postureBand, effect);
     // The gates bind the context too: it cannot lift a subject without evidence above `low`.
-    band = gateBand(shifted, components, version.gates);
+    band = gateBand(shifted, components, gates, ledgerReports);
     // A shift that cannot move the band (already critical or minimal, or gated) changed nothing: say so.
     const applied: ContextEffect = band === postureBand ? 'none' : effect;
     const why =

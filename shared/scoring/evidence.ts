@@ -7,11 +7,11 @@ import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
 import type { ComponentKey } from './reason-codes.ts';
 
 /**
- * Reports in the reputation ledger (feed and outcomes together; `outcomeReports` of them are
- * organisations that reported the subject through outcomes), or `unavailable` when the live
- * lookup could not answer.
+ * Reports in the reputation ledger as the caller sees them (feed and outcomes together;
+ * `outcomeReports` of them are organisations whose votes count for the caller, `ownReport` whether
+ * the caller's own is one), or `unavailable` when the live lookup could not answer.
  */
-export type Reputation = { reports: number; outcomeReports?: number } | 'unavailable';
+export type Reputation = { reports: number; outcomeReports?: number; ownReport?: boolean } | 'unavailable';
 
 /** Evidence gathered for one subject before scoring; the engine itself does no I/O. */
 export interface Evidence {

@@ -33,7 +33,6 @@ const RISKY: Case[] = [
   { name: 'impossible number: unallocated UK range', subject: { phone_number: '+444012345678' } },
   { name: 'impossible number: too long', subject: { phone_number: '+86138001380001' } },
   { name: 'impossible number: drama range', subject: { phone_number: '+447700900123' } },
-  { name: 'reported number, one report', subject: { phone_number: '+4915112345678' }, reports: 1 },
   { name: 'reported number, three reports', subject: { phone_number: '+33612345678' }, reports: 3 },
   { name: 'premium-rate range', subject: { phone_number: '+449012345678' } },
   { name: 'personal-number range', subject: { phone_number: '+447040123456' } },
@@ -69,6 +68,18 @@ const ELEVATED_ONLY: Case[] = [
   { name: 'VPN endpoint', subject: { ip_address: '146.70.1.1' } },
   { name: 'premium-rate range', subject: { phone_number: '+449012345678' } },
   { name: 'hosting network', subject: { ip_address: '2.24.0.1' } },
+];
+
+/** Reported by one or two organisations and clean otherwise: the ledger's ceiling binds. */
+const REPORTED: (Case & { ceiling: Band })[] = [
+  { name: 'one report', subject: { phone_number: '+4915112345678' }, reports: 1, ceiling: 'medium' },
+  { name: 'two reports', subject: { phone_number: '+4915112345678' }, reports: 2, ceiling: 'high' },
+  {
+    name: 'one report on a number and its address',
+    subject: { phone_number: '+447400123456', ip_address: '81.2.69.142' },
+    reports: 1,
+    ceiling: 'medium',
+  },
 ];
 
 /** Elevates every subject outside the UK one band. */
@@ -123,6 +134,17 @@ describe(`panel of known subjects under the default version (${DEFAULT_VERSION.i
       expect(bandOf(c, posture, FOREIGN)).toSatisfy((b: Band) => atMost(b, 'high'));
     }
   });
+
+  it.each(REPORTED.map((c) => [c.name, c] as const))(
+    'a clean number, %s: elevated, and never above the ledger ceiling, whatever posture and context',
+    (_n, c) => {
+      expect(bandOf(c, 'balanced')).toSatisfy((b: Band) => atLeast(b, 'medium'));
+      for (const posture of POSTURES) {
+        expect(bandOf(c, posture)).toSatisfy((b: Band) => atMost(b, c.ceiling));
+        expect(bandOf(c, posture, FOREIGN)).toSatisfy((b: Band) => atMost(b, c.ceiling));
+      }
+    },
+  );
 
   it('a Tor exit with an impossible number is critical', () => {
     const c = { name: 'combo', subject: { phone_number: '+444012345678', ip_address: '185.220.100.241' } };

@@ -1,27 +1,31 @@
 /**
- * The reputation ledger learns from outcomes: reports from organisations reach the ledger every
- * API node reads within 10 s, count once per organisation by its latest outcome, and explain
- * shows how many counted, never who.
+ * The reputation ledger learns from outcomes under its trust rules: a report weighs on other
+ * organisations only where its reporter had scored the subject, each organisation counts once
+ * (number and address together), one organisation lifts a clean subject to `medium` at most and
+ * two to `high`; a report reaches every API node within 10 s; not_fraud and an operator's
+ * withdrawal take a vote back; explain shows how many counted, never who.
  */
+import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LedgerReports,
-  ledgerReportCountsKey,
-  subjectDigests,
-} from '../../shared/capabilities/ledger-reports.ts';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
-import { newOutcomeId } from '../../shared/ids.ts';
-import { cfg, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { cfg, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
 import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
 
 /** Within this long of the 202, every node's score must show the report (the contract's 10 s). */
 const REACH_MS = 10_000;
+const BAND_ORDER = ['minimal', 'low', 'medium', 'high', 'critical'];
+const atMost = (band: string, ceiling: string) => BAND_ORDER.indexOf(band) <= BAND_ORDER.indexOf(ceiling);
 
 const freshNumber = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
+/** A routable UK broadband address nobody else in the suite reports. */
+const freshAddress = () => `81.2.${randomInt(64, 128)}.${randomInt(1, 255)}`;
 
-describe('the reputation ledger learns from outcomes', () => {
-  const r = redis();
+type Reputation = { reports: number; outcome_reports: number; own_report?: boolean };
+
+describe('the reputation ledger learns from outcomes under its trust rules', () => {
+  const ch = createClickHouse(cfg.CLICKHOUSE_URL);
   let nodes: ApiNode[] = [];
   let sink: Service;
 
@@ -32,50 +36,74 @@ describe('the reputation ledger learns from outcomes', () => {
       startApi({ LEDGER_TIMEOUT_MS: '1000' }),
     ]);
     sink = startSink();
+    // The sink consumes scores (their subjects reach ClickHouse) before any test relies on it.
+    const warm = await orgWithKey('verify', { rateRps: 1000 });
+    await score(nodes[0]!, warm.apiKey, { phone_number: freshNumber() });
+    await waitFor(
+      'the sink storing scored subjects',
+      async () => (await scoredDays(warm.orgId)) > 0,
+      90_000,
+      250,
+    );
   });
+
+  /** Rows of the organisation in scored_subjects: what the trust rule reads. */
+  async function scoredDays(orgId: string): Promise<number> {
+    const rs = await ch.query({
+      query: `SELECT count() AS n FROM ${cfg.CLICKHOUSE_DATABASE}.scored_subjects WHERE org_id = '${orgId}'`,
+      format: 'JSONEachRow',
+    });
+    return Number((await rs.json<{ n: string }>())[0]!.n);
+  }
 
   afterAll(async () => {
     await sink?.stop();
     await Promise.all(nodes.map((n) => n.stop()));
-    r.disconnect();
+    await ch.close();
   });
 
-  const report = async (node: ApiNode, apiKey: string, body: unknown) => {
+  const report = async (node: ApiNode, apiKey: string, body: unknown): Promise<string> => {
     const res = await fetch(`${node.url}/v1/outcomes`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     expect(res.status, await res.clone().text()).toBe(202);
+    return ((await res.json()) as { outcome_id: string }).outcome_id;
   };
 
-  async function score(node: ApiNode, apiKey: string, phone: string) {
-    const res = await scoreCall(node.url, apiKey, { subject: { phone_number: phone } });
+  type Subject = { phone_number: string; ip_address?: string };
+
+  async function score(node: ApiNode, apiKey: string, subject: Subject) {
+    const res = await scoreCall(node.url, apiKey, { subject });
     expect(res.status).toBe(200);
     const body = (await res.json()) as ScoreResponse;
     return { body, ledger: body.components!.find((c) => c.component === 'reputation_ledger')! };
   }
 
-  /** The reports that counted for a score, as its explain shows them. */
-  async function reportsCounted(node: ApiNode, apiKey: string, scoreId: string): Promise<number | undefined> {
+  /** The ledger evidence of a score, as its explain shows it. */
+  async function explained(node: ApiNode, apiKey: string, scoreId: string) {
     const res = await fetch(`${node.url}/v1/explain/${scoreId}`, {
       headers: { authorization: `Bearer ${apiKey}` },
     });
-    if (res.status !== 200) return undefined;
-    return ((await res.json()) as { evidence: { reputation?: { reports: number } } }).evidence.reputation
-      ?.reports;
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    return {
+      text,
+      reputation: (JSON.parse(text) as { evidence: { reputation?: Reputation } }).evidence.reputation,
+    };
   }
 
-  /** Until a fresh score on each node counted exactly `reports` reports for the subject. */
-  async function seenOnBothNodes(apiKey: string, phone: string, reports: number, since: number) {
+  /** Until a fresh score on each node counts `organisations` reporting organisations for the viewer. */
+  async function seenOnBothNodes(apiKey: string, subject: Subject, organisations: number, since: number) {
     const scores = await waitFor(
-      `${reports} report(s) on both nodes`,
+      `${organisations} organisation(s) on both nodes`,
       async () => {
-        const both = await Promise.all(nodes.map((n) => score(n, apiKey, phone)));
-        const counted = await Promise.all(
-          both.map((s, i) => reportsCounted(nodes[i]!, apiKey, s.body.score_id)),
-        );
-        return counted.every((c) => c === reports) ? both : null;
+        const both = await Promise.all(nodes.map((n) => score(n, apiKey, subject)));
+        const counted = await Promise.all(both.map((s, i) => explained(nodes[i]!, apiKey, s.body.score_id)));
+        return counted.every((c) => c.reputation?.outcome_reports === organisations)
+          ? both.map((s, i) => ({ ...s, explain: counted[i]! }))
+          : null;
       },
       REACH_MS * 3,
       200,
@@ -83,111 +111,114 @@ describe('the reputation ledger learns from outcomes', () => {
     return { scores, tookMs: Date.now() - since };
   }
 
-  it('two organisations report a number: a new score rises on both nodes; a not_fraud withdraws one report', async () => {
-    const [a, b, c] = await Promise.all([
-      orgWithKey('bureau', { rateRps: 1000, credits: 1_000_000 }),
-      orgWithKey('verify', { rateRps: 1000 }),
-      orgWithKey('assess', { rateRps: 1000 }),
+  it("a report about a subject its organisation never scored weighs on that organisation's own scores only", async () => {
+    const [reporter, other] = await Promise.all([
+      orgWithKey('bureau', { rateRps: 1000 }),
+      orgWithKey('bureau', { rateRps: 1000 }),
     ]);
-    // The learner has joined its group and applies outcomes: a warm-up report lands in the ledger.
-    const warm = freshNumber();
-    await report(nodes[0]!, c.apiKey, { subject: { phone_number: warm }, outcome: 'spam_or_abuse' });
-    await waitFor(
-      'the ledger learner',
-      async () =>
-        (await r.hget(
-          ledgerReportCountsKey(cfg.CAPABILITY_KEY_PREFIX),
-          subjectDigests({ phone_number: warm })[0]!,
-        )) === '1',
-      90_000,
-      250,
-    );
-
-    const phone = freshNumber();
-    const before = await score(nodes[0]!, a.apiKey, phone);
+    const subject = { phone_number: freshNumber() };
+    const before = await score(nodes[0]!, other.apiKey, subject);
     expect(before.ledger.verdict).toBe('no_match');
 
-    // Org A reports its own score, three times over (it still counts once); org B by subject;
-    // org C only suspects, which does not count.
-    await report(nodes[0]!, a.apiKey, { score_id: before.body.score_id, outcome: 'confirmed_fraud' });
-    await report(nodes[1]!, a.apiKey, { subject: { phone_number: phone }, outcome: 'chargeback' });
-    await report(nodes[0]!, a.apiKey, { subject: { phone_number: phone }, outcome: 'confirmed_fraud' });
-    await report(nodes[1]!, c.apiKey, { subject: { phone_number: phone }, outcome: 'suspected_fraud' });
-    await report(nodes[1]!, b.apiKey, { subject: { phone_number: phone }, outcome: 'confirmed_fraud' });
-    const reported = Date.now();
-
-    const two = await seenOnBothNodes(a.apiKey, phone, 2, reported);
-    expect(two.tookMs).toBeLessThan(REACH_MS);
-    for (const s of two.scores) {
-      expect(['elevated', 'adverse']).toContain(s.ledger.verdict);
-      expect(s.body.score).toBeGreaterThan(before.body.score);
-    }
-
-    // Explain of the later score: how many reports counted, never which organisations.
-    const explained = await fetch(`${nodes[1]!.url}/v1/explain/${two.scores[1]!.body.score_id}`, {
-      headers: { authorization: `Bearer ${a.apiKey}` },
-    });
-    expect(explained.status).toBe(200);
-    const text = await explained.text();
-    expect(JSON.parse(text).evidence.reputation).toEqual({ reports: 2, feed_reports: 0, outcome_reports: 2 });
-    for (const org of [a, b, c]) expect(text).not.toContain(org.orgId);
-
-    await report(nodes[0]!, b.apiKey, { subject: { phone_number: phone }, outcome: 'not_fraud' });
-    const withdrawn = Date.now();
-    const one = await seenOnBothNodes(a.apiKey, phone, 1, withdrawn);
-    expect(one.tookMs).toBeLessThan(REACH_MS);
-    for (const s of one.scores) {
+    await report(nodes[0]!, reporter.apiKey, { subject, outcome: 'confirmed_fraud' });
+    const own = await seenOnBothNodes(reporter.apiKey, subject, 1, Date.now());
+    for (const s of own.scores) {
+      expect(s.explain.reputation).toMatchObject({ outcome_reports: 1, own_report: true });
       expect(s.ledger.verdict).toBe('elevated');
-      expect(s.body.score).toBeLessThanOrEqual(two.scores[0]!.body.score);
+    }
+    // The learner has applied it (the reporter sees it): the other organisation still does not.
+    for (const node of nodes) {
+      const after = await score(node, other.apiKey, subject);
+      expect(after.ledger.verdict).toBe('no_match');
+      expect(after.body.score).toBe(before.body.score);
+      expect(after.body.band).toBe(before.body.band);
+      expect((await explained(node, other.apiKey, after.body.score_id)).reputation).toMatchObject({
+        outcome_reports: 0,
+        own_report: false,
+      });
     }
   });
 
-  it('counts each organisation once by its latest outcome, whatever the delivery order', async () => {
-    const prefix = `frs-test-reports-${process.pid}`;
-    const reports = new LedgerReports(r, prefix);
-    const subject = { phone_number: freshNumber(), ip_address: '203.0.113.9' };
-    const t = Date.now();
-    const early = newOutcomeId(t);
-    const late = newOutcomeId(t + 1000);
-    // The later not_fraud arrives first; the earlier fraud report, delivered after it, is stale.
-    expect(await reports.apply({ outcome_id: late, org_id: 'org_x', outcome: 'not_fraud', subject })).toEqual(
-      [0, 0],
+  it('reports of organisations that scored the subject count once each, within the ceiling, and can be taken back', async () => {
+    const [viewer, a, c, d] = await Promise.all([
+      orgWithKey('bureau', { rateRps: 1000 }),
+      orgWithKey('verify', { rateRps: 1000 }),
+      orgWithKey('verify', { rateRps: 1000 }),
+      orgWithKey('assess', { rateRps: 1000 }),
+    ]);
+    const subject = { phone_number: freshNumber(), ip_address: freshAddress() };
+    const before = await score(nodes[0]!, viewer.apiKey, subject);
+    expect(before.ledger.verdict).toBe('no_match');
+
+    // A reports its own score of the number and address: one vote for each, one organisation.
+    const aScore = await score(nodes[1]!, a.apiKey, subject);
+    const aOutcome = await report(nodes[0]!, a.apiKey, {
+      score_id: aScore.body.score_id,
+      outcome: 'chargeback',
+    });
+    const one = await seenOnBothNodes(viewer.apiKey, subject, 1, Date.now());
+    expect(one.tookMs).toBeLessThan(REACH_MS);
+    for (const s of one.scores) {
+      expect(s.ledger.verdict).toBe('elevated');
+      expect(atMost(s.body.band, 'medium')).toBe(true);
+      expect(s.explain.reputation).toMatchObject({ reports: 1, own_report: false });
+    }
+
+    // C scored the subject earlier (its history has it), then reports by subject.
+    await score(nodes[0]!, c.apiKey, subject);
+    await waitFor("C's score in history", async () => (await scoredDays(c.orgId)) === 2, 30_000, 200);
+    await report(nodes[1]!, c.apiKey, { subject, outcome: 'confirmed_fraud' });
+    const two = await seenOnBothNodes(viewer.apiKey, subject, 2, Date.now());
+    for (const s of two.scores) {
+      expect(s.ledger.verdict).toBe('elevated');
+      expect(atMost(s.body.band, 'high')).toBe(true);
+    }
+
+    // A third organisation that scored it: the ledger alone may now say adverse.
+    await score(nodes[1]!, d.apiKey, { phone_number: subject.phone_number });
+    await waitFor("D's score in history", async () => (await scoredDays(d.orgId)) === 1, 30_000, 200);
+    await report(nodes[0]!, d.apiKey, {
+      subject: { phone_number: subject.phone_number },
+      outcome: 'spam_or_abuse',
+    });
+    const three = await seenOnBothNodes(viewer.apiKey, subject, 3, Date.now());
+    for (const s of three.scores) expect(s.ledger.verdict).toBe('adverse');
+    for (const org of [a, c, d]) expect(three.scores[0]!.explain.text).not.toContain(org.orgId);
+
+    // C takes its report back; an operator withdraws A's.
+    await report(nodes[1]!, c.apiKey, { subject, outcome: 'not_fraud' });
+    await seenOnBothNodes(viewer.apiKey, subject, 2, Date.now());
+    const withdrawn = await waitFor(
+      "A's outcome stored, then withdrawn",
+      async () => {
+        try {
+          const out = execFileSync(
+            process.execPath,
+            [
+              'services/admin/cli.ts',
+              'ledger',
+              'withdraw',
+              '--outcome',
+              aOutcome,
+              '--reason',
+              'test: false report',
+            ],
+            { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+          );
+          return JSON.parse(out) as { org_id: string; subjects: number };
+        } catch {
+          return null;
+        }
+      },
+      30_000,
+      500,
     );
-    expect(
-      await reports.apply({ outcome_id: early, org_id: 'org_x', outcome: 'confirmed_fraud', subject }),
-    ).toEqual([-1, -1]);
-    // Many reports from one organisation are one report; a re-delivered record changes nothing.
-    const y = [newOutcomeId(t + 2000), newOutcomeId(t + 3000), newOutcomeId(t + 4000)];
-    for (const id of y)
-      await reports.apply({ outcome_id: id, org_id: 'org_y', outcome: 'chargeback', subject });
-    expect(
-      await reports.apply({ outcome_id: y[2]!, org_id: 'org_y', outcome: 'chargeback', subject }),
-    ).toEqual([-1, -1]);
-    expect(
-      await reports.apply({
-        outcome_id: newOutcomeId(t + 5000),
-        org_id: 'org_z',
-        outcome: 'spam_or_abuse',
-        subject,
-      }),
-    ).toEqual([2, 2]);
-    const key = ledgerReportCountsKey(prefix);
-    expect(await r.hmget(key, ...subjectDigests(subject))).toEqual(['2', '2']);
-    // Withdrawals down to nobody leave no field behind.
-    await reports.apply({
-      outcome_id: newOutcomeId(t + 6000),
-      org_id: 'org_y',
-      outcome: 'not_fraud',
-      subject,
+    expect(withdrawn).toMatchObject({ org_id: a.orgId, subjects: 2 });
+    await seenOnBothNodes(viewer.apiKey, subject, 1, Date.now());
+    const rs = await ch.query({
+      query: `SELECT org_id, reason FROM ${cfg.CLICKHOUSE_DATABASE}.outcome_withdrawals WHERE outcome_id = '${aOutcome}'`,
+      format: 'JSONEachRow',
     });
-    await reports.apply({
-      outcome_id: newOutcomeId(t + 7000),
-      org_id: 'org_z',
-      outcome: 'not_fraud',
-      subject,
-    });
-    expect(await r.hmget(key, ...subjectDigests(subject))).toEqual([null, null]);
-    const keys = await r.keys(`${prefix}:*`);
-    if (keys.length > 0) await r.del(...keys);
+    expect(await rs.json()).toEqual([{ org_id: a.orgId, reason: 'test: false report' }]);
   });
 });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LedgerReports } from '../../shared/capabilities/ledger-reports.ts';
+import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
@@ -122,11 +122,11 @@ describe('Redis ACL users of the compose deployment', () => {
 
   it("the sink's ledger learner records outcome reports, and can touch nothing else", async () => {
     const sink = connect(url('frs-sink', passwords.FRS_REDIS_SINK_PASSWORD));
-    const reports = new LedgerReports(sink, 'frs:cap');
-    const subject = { phone_number: '+447700900123' };
+    const votes = new LedgerVotes(sink, 'frs:cap', 10);
+    await expect(votes.takeAllowance('org_a', Date.now(), 1)).resolves.toBe(true);
     await expect(
-      reports.apply({ outcome_id: newOutcomeId(), org_id: 'org_a', outcome: 'confirmed_fraud', subject }),
-    ).resolves.toEqual([1]);
+      votes.vote('0'.repeat(32), { orgId: 'org_a', outcomeId: newOutcomeId(), state: 't' }, 'report'),
+    ).resolves.toBe(true);
     await expect(sink.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(/NOPERM/);
     await expect(sink.get('frs:org:org_x')).rejects.toThrow(/NOPERM/);
     await expect(sink.set('frs:cap:ip_tor_exit:current', 'x')).rejects.toThrow(/NOPERM/);

@@ -1,7 +1,8 @@
 /**
  * The live reputation-ledger lookup: one round trip to the ledger Redis per scored request (an
- * HMGET of the consortium feed's current version and one of the counts organisations reported
- * through POST /v1/outcomes), behind an opossum breaker named for the capability. It is sent
+ * HMGET of the consortium feed's current version, and the votes organisations gave each subject
+ * through POST /v1/outcomes, counted for the caller under the trust rules of ledger-votes.ts),
+ * behind an opossum breaker named for the capability. It is sent
  * before the controls script and runs concurrently with it, on a fail-fast connection: the
  * controls' own when the ledger lives on the same Redis (one write carries both), a connection of
  * its own when LEDGER_REDIS_URL names another server. Anything that goes wrong (timeout, open
@@ -9,7 +10,8 @@
  */
 import CircuitBreaker from 'opossum';
 import { ReplyError, type Redis } from 'ioredis';
-import { canonicalSubject, subjectDigest } from '../../../shared/capabilities/feeds/reputation-feed.ts';
+import { countVotes } from '../../../shared/capabilities/ledger-votes.ts';
+import { canonicalSubjects, type SubjectKeys } from '../../../shared/capabilities/subject-key.ts';
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Subject } from '../../../shared/contract/request.ts';
 import type { Reputation } from '../../../shared/scoring/evidence.ts';
@@ -18,8 +20,10 @@ export interface LedgerLookupDeps {
   redis: Redis;
   /** The hash key of a ledger version. */
   key: (version: string) => string;
-  /** The hash of reports learned from outcomes (see ledger-reports.ts). */
-  reportsKey: string;
+  /** The votes hash of a subject key (see ledger-votes.ts). */
+  votesKey: (subjectKey: string) => string;
+  /** How subjects are named in the ledger (the keyed HMAC). */
+  subjectKeys: SubjectKeys;
   /** The version to read, as the snapshot cache last learned it. */
   version: () => string | undefined;
   timeoutMs: number;
@@ -28,19 +32,22 @@ export interface LedgerLookupDeps {
 
 type Counts = (string | null)[];
 const sum = (values: Counts) => values.reduce((n: number, v) => n + (v === null ? 0 : Number(v) || 0), 0);
+/** The feed's counts, and per subject the votes hashes read under each of its keys. */
+type Read = { feed: Counts; votes: Record<string, string>[][] };
 
 class BudgetExceeded extends Error {
   override name = 'BudgetExceeded';
 }
 
 export class LedgerLookup {
-  readonly breaker: CircuitBreaker<[string, string[], number], { feed: Counts; outcomes: Counts }>;
+  readonly breaker: CircuitBreaker<[string, string[], string[][], number], Read>;
   private readonly deps: LedgerLookupDeps;
 
   constructor(deps: LedgerLookupDeps) {
     this.deps = deps;
     this.breaker = new CircuitBreaker(
-      (key: string, fields: string[], budgetMs: number) => this.read(key, fields, budgetMs),
+      (key: string, fields: string[], votes: string[][], budgetMs: number) =>
+        this.read(key, fields, votes, budgetMs),
       {
         name: 'reputation_ledger',
         // Inside the request budget; opossum's default is 10 s.
@@ -64,22 +71,26 @@ export class LedgerLookup {
   }
 
   /**
-   * Reports about the subject's number and address, from the feed and from outcomes together;
+   * Reports about the subject's number and address as organisation `viewer` sees them: the feed's,
+   * and the organisations' votes that count for it (each organisation once, across both subjects).
    * `budgetMs` caps the wait below the breaker's timeout.
    */
-  async lookup(subject: Subject, budgetMs: number): Promise<Reputation> {
+  async lookup(subject: Subject, budgetMs: number, viewer: string): Promise<Reputation> {
     const version = this.deps.version();
     if (version === undefined) return 'unavailable';
-    const fields: string[] = [];
-    const phone = subject.phone_number && canonicalSubject('phone', subject.phone_number);
-    const ip = subject.ip_address && canonicalSubject('ip', subject.ip_address);
-    if (phone) fields.push(subjectDigest(phone));
-    if (ip) fields.push(subjectDigest(ip));
-    if (fields.length === 0) return { reports: 0, outcomeReports: 0 };
+    const { subjectKeys, votesKey } = this.deps;
+    const canonical = canonicalSubjects(subject);
+    if (canonical.length === 0) return { reports: 0, outcomeReports: 0 };
+    const fields = canonical.map((c) => subjectKeys.key(c));
+    const votes = canonical.map((c) => subjectKeys.keys(c).map(votesKey));
     try {
-      const { feed, outcomes } = await this.breaker.fire(this.deps.key(version), fields, budgetMs);
-      const outcomeReports = sum(outcomes);
-      return { reports: sum(feed) + outcomeReports, outcomeReports };
+      const read = await this.breaker.fire(this.deps.key(version), fields, votes, budgetMs);
+      const counted = countVotes(viewer, read.votes, Date.now());
+      return {
+        reports: sum(read.feed) + counted.organisations,
+        outcomeReports: counted.organisations,
+        ownReport: counted.own,
+      };
     } catch {
       return 'unavailable';
     }
@@ -89,15 +100,15 @@ export class LedgerLookup {
     this.breaker.shutdown();
   }
 
-  private read(key: string, fields: string[], budgetMs: number): Promise<{ feed: Counts; outcomes: Counts }> {
-    // Two plain commands, not a pipeline object: they ride the client's auto-pipeline, which
-    // gathers every command of an event-loop turn (other requests' lookups, and the controls
-    // script when both share a connection) into one write.
-    const { redis, reportsKey } = this.deps;
+  private read(key: string, fields: string[], votes: string[][], budgetMs: number): Promise<Read> {
+    // Plain commands, not a pipeline object: they ride the client's auto-pipeline, which gathers
+    // every command of an event-loop turn (other requests' lookups, and the controls script when
+    // both share a connection) into one write. Each touches one key, so any cluster node serves it.
+    const { redis } = this.deps;
     const query = Promise.all([
       redis.hmget(key, ...fields) as Promise<Counts>,
-      redis.hmget(reportsKey, ...fields) as Promise<Counts>,
-    ]).then(([feed, outcomes]) => ({ feed, outcomes }));
+      Promise.all(votes.map((keys) => Promise.all(keys.map((k) => redis.hgetall(k))))),
+    ]).then(([feed, byKey]) => ({ feed, votes: byKey }));
     if (budgetMs >= this.deps.timeoutMs) return query;
     let timer: NodeJS.Timeout;
     return Promise.race([

@@ -14,8 +14,11 @@ export function oldestKeptPartition(now: Date): number {
   return Math.floor(months / 12) * 100 + (months % 12) + 1;
 }
 
-/** The monthly-partitioned tables kept 13 months: scores by scored_at, outcomes by received_at. */
-export type RetainedTable = 'scores' | 'outcomes';
+/**
+ * The monthly-partitioned tables kept 13 months: scores by scored_at, outcomes by received_at,
+ * the ledger's scored subjects by day, withdrawals by when they were made.
+ */
+export type RetainedTable = 'scores' | 'outcomes' | 'scored_subjects' | 'outcome_withdrawals';
 
 /**
  * Drops the partitions of `{db}.{table}` older than the oldest kept month. Works on every server
@@ -59,6 +62,10 @@ export function retentionJob(deps: RetentionDeps): RefresherJob {
       const result = {
         ...(await dropExpiredPartitions(deps.ch, deps.database, now)),
         outcomesDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'outcomes')).dropped,
+        scoredSubjectsDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'scored_subjects'))
+          .dropped,
+        withdrawalsDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'outcome_withdrawals'))
+          .dropped,
       };
       deps.log.info(result, 'audit retention: expired partitions dropped');
       return result;
