@@ -38,15 +38,20 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** HttpOnly and SameSite=Strict always; Secure whenever the request came over TLS. */
+/**
+ * HttpOnly and SameSite=Strict always; Secure whenever the request came over TLS (`req.secure`:
+ * the socket's TLS, or `X-Forwarded-Proto: https` from a proxy PORTAL_TRUST_PROXY trusts).
+ */
+const cookieOptions = (req: Request) =>
+  ({ httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/' }) as const;
+
 export function setCookie(req: Request, res: Response, name: string, value: string, maxAgeMs?: number): void {
-  res.cookie(name, value, {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: req.secure,
-    path: '/',
-    maxAge: maxAgeMs,
-  });
+  res.cookie(name, value, { ...cookieOptions(req), maxAge: maxAgeMs });
+}
+
+/** Expires the cookie with the attributes it was set with (a browser matches on them). */
+export function clearCookie(req: Request, res: Response, name: string): void {
+  res.clearCookie(name, cookieOptions(req));
 }
 
 /**

@@ -4,6 +4,7 @@ import { passwordProblem, PASSWORD_MAX } from '../../../shared/portal/password.t
 import type { UserStore } from '../../../shared/portal/users.ts';
 import type { SigninLimit } from '../signin-limit.ts';
 import {
+  clearCookie,
   FORM_COOKIE,
   readCookie,
   sameToken,
@@ -123,7 +124,7 @@ export function signoutRoute(sessions: SessionStore): Router {
   const router = Router();
   router.post('/signout', async (req, res) => {
     await sessions.destroy(readCookie(req, SESSION_COOKIE));
-    res.clearCookie(SESSION_COOKIE, { path: '/' });
+    clearCookie(req, res, SESSION_COOKIE);
     res.redirect(303, '/signin');
   });
   return router;
