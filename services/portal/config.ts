@@ -60,7 +60,7 @@ const portalSchema = z.object({
    * Unset: those headers are ignored.
    */
   PORTAL_TRUST_PROXY: trustProxy,
-  /** Failed sign-ins allowed per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
+  /** Wrong passwords checked per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
   PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(5),
   PORTAL_SIGNIN_MAX_PER_IP: count.default(30),
   PORTAL_SIGNIN_WINDOW_S: count.default(900),

@@ -63,11 +63,11 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     if (!formTokenOk(req)) return send(res, 403, signinPage(csrf, { error: 'The form expired; try again.' }));
     const email = field(req, 'email', 254) ?? '';
     const password = field(req, 'password', PASSWORD_MAX) ?? '';
-    const ip = req.ip ?? 'unknown';
-    const wait = await deps.limit.blockedFor(email, ip);
-    if (wait > 0) {
-      res.set('Retry-After', String(wait));
-      const minutes = Math.ceil(wait / 60);
+    // The attempt is counted before the password is checked: parallel attempts cannot all pass.
+    const slot = await deps.limit.take(email, req.ip ?? 'unknown');
+    if (!slot.ok) {
+      res.set('Retry-After', String(slot.retryAfterS));
+      const minutes = Math.ceil(slot.retryAfterS / 60);
       return send(
         res,
         429,
@@ -75,10 +75,8 @@ export function authRoutes(deps: AuthRouteDeps): Router {
       );
     }
     const user = await deps.users.verify(email, password);
-    if (!user) {
-      await deps.limit.failed(email, ip);
-      return send(res, 401, signinPage(csrf, { email, error: 'Wrong email or password.' }));
-    }
+    if (!user) return send(res, 401, signinPage(csrf, { email, error: 'Wrong email or password.' }));
+    await slot.succeeded();
     await startSession(deps, req, res, user);
   });
 
