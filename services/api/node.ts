@@ -5,7 +5,7 @@
  * tests build nodes in-process on port 0.
  */
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
@@ -18,6 +18,7 @@ import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
+import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
@@ -271,19 +272,9 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       ...(cfg.METRICS_TOKEN ? { metricsToken: cfg.METRICS_TOKEN } : {}),
     });
 
-    const listening = createServer(
-      {
-        requestTimeout: cfg.HTTP_REQUEST_TIMEOUT_MS,
-        headersTimeout: Math.min(cfg.HTTP_HEADERS_TIMEOUT_MS, cfg.HTTP_REQUEST_TIMEOUT_MS),
-        // Node checks those timeouts on this interval (30 s by default): a slow body is cut
-        // within a second of its deadline, not up to half a minute later.
-        connectionsCheckingInterval: 1_000,
-      },
-      app,
-    ).listen(cfg.PORT, cfg.HOST);
+    const listening = createTimedServer(cfg, app).listen(cfg.PORT, cfg.HOST);
     logClientErrors(listening, log);
     server = resources.add('intake', 'http server', listening, (s) => drainHttpServer(s, DRAIN_GRACE_MS));
-    listening.keepAliveTimeout = 65_000;
     await once(listening, 'listening');
     log.info({ port: handle.port }, 'api listening');
   }

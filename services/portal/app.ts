@@ -5,6 +5,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { OrgStore } from '../../shared/orgs/store.ts';
 import type { UserStore } from '../../shared/portal/users.ts';
 import type { ActivityStore } from './activity.ts';
+import type { TrustProxy } from './config.ts';
 import { authRoutes, signoutRoute } from './routes/auth.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
@@ -23,8 +24,8 @@ export interface PortalAppDeps {
   explain: ExplainSources;
   live: () => boolean;
   ready: () => boolean;
-  /** Express `trust proxy` ('' = none). */
-  trustProxy: string;
+  /** Express `trust proxy` (PORTAL_TRUST_PROXY; false = none). */
+  trustProxy: TrustProxy;
 }
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -57,7 +58,7 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (deps.trustProxy) app.set('trust proxy', deps.trustProxy);
+  app.set('trust proxy', deps.trustProxy);
   app.use(securityHeaders);
   app.get('/livez', (_req, res) => res.json({ status: 'ok' }));
   app.get('/readyz', (_req, res) => res.status(deps.ready() ? 200 : 503).json({ ready: deps.ready() }));

@@ -1,7 +1,49 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { loadConfig, type Config } from '../../shared/config.ts';
 
 const count = z.coerce.number().int().min(1);
+
+/** Express's names for address ranges (proxy-addr's), usable in PORTAL_TRUST_PROXY. */
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `addr`, `addr/prefix` or `addr/netmask`, as Express (proxy-addr) reads them. */
+function isAddressOrRange(entry: string): boolean {
+  const [addr = '', mask, ...rest] = entry.split('/');
+  const family = isIP(addr);
+  if (family === 0 || rest.length > 0) return false;
+  if (mask === undefined) return true;
+  if (/^\d{1,3}$/.test(mask)) return Number(mask) <= (family === 4 ? 32 : 128);
+  return isIP(mask) === family;
+}
+
+/**
+ * What Express's `trust proxy` gets: `false` (unset: trust no proxy), a hop count (the client is
+ * that many proxies in front of the portal), or the proxies' addresses, ranges or range names.
+ * `true` is refused: it trusts whatever `X-Forwarded-For` any client sends, so anyone could pick
+ * the address the sign-in limit counts.
+ */
+export type TrustProxy = false | number | string[];
+
+const trustProxy = z
+  .string()
+  .default('')
+  .transform((raw, ctx): TrustProxy => {
+    const v = raw.trim();
+    if (v === '' || v === 'false') return false;
+    if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 10) return Number(v);
+    const entries = v.split(',').map((e) => e.trim());
+    const bad = entries.filter((e) => !RANGE_NAMES.has(e) && !isAddressOrRange(e));
+    if (bad.length === 0) return entries;
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        `expected a hop count (1-10) or a comma-separated list of proxy addresses, ranges ` +
+        `(10.0.0.0/8) or loopback, linklocal, uniquelocal; not '${bad.join(', ')}'` +
+        (v === 'true' ? ' (true would trust any client to name its own address)' : ''),
+    });
+    return z.NEVER;
+  });
 
 /** The portal's own settings, on top of the shared ones (REDIS_URL, KAFKA_BROKERS, ...). */
 const portalSchema = z.object({
@@ -13,11 +55,12 @@ const portalSchema = z.object({
   /** Kafka consumer group of the Activity feed; every portal process of a deployment shares it. */
   PORTAL_GROUP: z.string().min(1).default('frs-portal'),
   /**
-   * Express `trust proxy`: set it (e.g. `loopback` or a hop count) when a TLS-terminating proxy
-   * is in front, so cookies are marked Secure and sign-in limits count the real client address.
+   * Express `trust proxy`: set it when a TLS-terminating proxy is in front, so `X-Forwarded-Proto`
+   * marks cookies Secure and sign-in limits count the client's address from `X-Forwarded-For`.
+   * Unset: those headers are ignored.
    */
-  PORTAL_TRUST_PROXY: z.string().default(''),
-  /** Failed sign-ins allowed per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
+  PORTAL_TRUST_PROXY: trustProxy,
+  /** Wrong passwords checked per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
   PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(5),
   PORTAL_SIGNIN_MAX_PER_IP: count.default(30),
   PORTAL_SIGNIN_WINDOW_S: count.default(900),

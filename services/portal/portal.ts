@@ -8,12 +8,14 @@ import { ScoreHistory } from '../../shared/audit/history.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
+import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { ExplainCache } from '../api/explain-cache.ts';
 import { HistoryLookups } from '../api/history-lookups.ts';
+import { logClientErrors } from '../api/http/client-errors.ts';
 import { ActivityFeed, ActivityStore } from './activity.ts';
 import { buildPortalApp } from './app.ts';
 import type { PortalConfig } from './config.ts';
@@ -82,17 +84,16 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,
       });
-      const server = resources.add(
-        'intake',
-        'http server',
-        app.listen(cfg.PORTAL_PORT, cfg.PORTAL_HOST),
-        (s) => {
-          const closed = once(s, 'close');
-          s.close();
-          s.closeAllConnections();
-          return closed;
-        },
-      );
+      // The API's timeouts: a client trickling its headers or body, or idling on a keep-alive
+      // connection, is cut instead of holding the connection for Node's defaults.
+      const listening = createTimedServer(cfg, app).listen(cfg.PORTAL_PORT, cfg.PORTAL_HOST);
+      logClientErrors(listening, log);
+      const server = resources.add('intake', 'http server', listening, (s) => {
+        const closed = once(s, 'close');
+        s.close();
+        s.closeAllConnections();
+        return closed;
+      });
       await once(server, 'listening');
       log.info({ port: cfg.PORTAL_PORT }, 'portal listening');
       // Kafka may be down at boot: the pages work meanwhile and the feed joins once it is back.

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../shared/sha256.ts';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { sessionKey } from '../../shared/portal/keyspace.ts';
+import { sessionKey, userKey } from '../../shared/portal/keyspace.ts';
 import type { PortalUser } from '../../shared/portal/users.ts';
 
 export const SESSION_COOKIE = 'frs_session';
@@ -19,6 +19,8 @@ export const Session = z.object({
   /** Synchronizer token of every form of this session. */
   csrf: z.string(),
   created_at_ms: z.number(),
+  /** The user's `session_gen` at sign-in; the session ends once the password is set again. */
+  gen: z.number().int().nonnegative().default(0),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -38,15 +40,20 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** HttpOnly and SameSite=Strict always; Secure whenever the request came over TLS. */
+/**
+ * HttpOnly and SameSite=Strict always; Secure whenever the request came over TLS (`req.secure`:
+ * the socket's TLS, or `X-Forwarded-Proto: https` from a proxy PORTAL_TRUST_PROXY trusts).
+ */
+const cookieOptions = (req: Request) =>
+  ({ httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/' }) as const;
+
 export function setCookie(req: Request, res: Response, name: string, value: string, maxAgeMs?: number): void {
-  res.cookie(name, value, {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: req.secure,
-    path: '/',
-    maxAge: maxAgeMs,
-  });
+  res.cookie(name, value, { ...cookieOptions(req), maxAge: maxAgeMs });
+}
+
+/** Expires the cookie with the attributes it was set with (a browser matches on them). */
+export function clearCookie(req: Request, res: Response, name: string): void {
+  res.clearCookie(name, cookieOptions(req));
 }
 
 /**
@@ -70,12 +77,16 @@ export class SessionStore {
       email: user.email,
       csrf: randomBytes(32).toString('base64url'),
       created_at_ms: Date.now(),
+      gen: user.session_gen,
     };
     await this.redis.set(sessionKey(sha256Hex(sid)), JSON.stringify(session), 'EX', this.idleS);
     return { sid, session };
   }
 
-  /** The live session of `sid`, its idle timer restarted; null when unknown or expired. */
+  /**
+   * The live session of `sid`, its idle timer restarted; null when unknown, expired, or its user
+   * is gone or has set a password since it began.
+   */
   async get(sid: string | undefined): Promise<Session | null> {
     if (!sid || sid.length > 100) return null;
     const key = sessionKey(sha256Hex(sid));
@@ -83,6 +94,12 @@ export class SessionStore {
     if (!raw) return null;
     const session = Session.safeParse(JSON.parse(raw));
     if (!session.success || Date.now() - session.data.created_at_ms > ABSOLUTE_TTL_MS) {
+      await this.redis.del(key);
+      return null;
+    }
+    // Checked on every request, so a password set anywhere ends this session at its next request.
+    const [email, gen] = await this.redis.hmget(userKey(session.data.user_id), 'email', 'session_gen');
+    if (email === null || Number(gen ?? 0) !== session.data.gen) {
       await this.redis.del(key);
       return null;
     }

@@ -9,6 +9,11 @@ export const orgKeysKey = (orgId: string) => `frs:org:${orgId}:keys`;
 export const digestKey = (digest: string) => `frs:apikey:${digest}`;
 export const DIGEST_KEY_PATTERN = 'frs:apikey:*';
 export const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
+/**
+ * Hash of an organisation's active key ids (each with when its place was taken, epoch ms): what the
+ * limit of active keys counts (key-quota.ts). Permanent, like the keys it counts.
+ */
+export const activeKeysKey = (orgId: string) => `frs:org:${orgId}:keys:active`;
 /** Sorted set of an organisation's key ids scored by last use (epoch ms); API nodes flush it. */
 export const keysLastUsedKey = (orgId: string) => `frs:org:${orgId}:keys:used`;
 

@@ -4,6 +4,7 @@ import { Context } from '../contract/request.ts';
 import { storableText } from '../contract/storable-text.ts';
 import { TIERS, type Tier } from '../contract/response.ts';
 import { TIER_INCLUSION } from '../scoring/tiers.ts';
+import { ActiveKeyQuota, type KeyReader } from './key-quota.ts';
 import { generateApiKey, keyDigest, keyHint, newId } from './keys.ts';
 import {
   creditPeriod,
@@ -101,9 +102,17 @@ export interface ResolvedKey {
 /** Organisations and API keys in Redis. Keys are stored only as SHA-256 digests. */
 export class OrgStore {
   private readonly redis: Redis;
+  /** At most MAX_ACTIVE_KEYS active keys per organisation, for the portal and the admin CLI alike. */
+  readonly quota: ActiveKeyQuota;
+  private readonly keyReader: KeyReader = {
+    activeIds: async (orgId) =>
+      (await this.listKeys(orgId)).filter((k) => k.status === 'active').map((k) => k.key_id),
+    statuses: (keyIds) => Promise.all(keyIds.map(async (id) => (await this.getKey(id))?.status ?? null)),
+  };
 
   constructor(redis: Redis) {
     this.redis = redis;
+    this.quota = new ActiveKeyQuota(redis);
   }
 
   async createOrg(input: CreateOrgInput): Promise<Org> {
@@ -170,7 +179,10 @@ export class OrgStore {
     return Object.keys(h).length === 0 ? null : Org.parse(h);
   }
 
-  /** Creates a key for an existing organisation; the clear key is returned this once only. */
+  /**
+   * Creates a key for an existing organisation; the clear key is returned this once only. Throws
+   * KeyLimitError when the organisation already holds MAX_ACTIVE_KEYS active keys.
+   */
   async createKey(orgId: string, label = ''): Promise<{ key_id: string; api_key: string }> {
     if (!(await this.getOrg(orgId))) throw new Error(`unknown organisation ${orgId}`);
     const apiKey = generateApiKey();
@@ -183,25 +195,26 @@ export class OrgStore {
       label: KEY_LABEL.parse(label),
       hint: keyHint(apiKey),
     };
-    await this.redis
-      .multi()
-      .hset(digestKey(digest), rec)
-      .set(keyIdKey(rec.key_id), digest)
-      .sadd(orgKeysKey(orgId), rec.key_id)
-      .exec();
+    await this.quota.reserve(orgId, rec.key_id, this.keyReader);
+    try {
+      await this.redis
+        .multi()
+        .hset(digestKey(digest), rec)
+        .set(keyIdKey(rec.key_id), digest)
+        .sadd(orgKeysKey(orgId), rec.key_id)
+        .exec();
+    } catch (err) {
+      await this.quota.release(orgId, rec.key_id).catch(() => undefined);
+      throw err;
+    }
     return { key_id: rec.key_id, api_key: apiKey };
   }
 
+  /** Every key of the organisation, revoked ones included; read in parallel (pipelined). */
   async listKeys(orgId: string): Promise<KeyRecord[]> {
-    const ids = await this.redis.smembers(orgKeysKey(orgId));
-    const out: KeyRecord[] = [];
-    for (const id of ids.sort()) {
-      const digest = await this.redis.get(keyIdKey(id));
-      if (!digest) continue;
-      const h = await this.redis.hgetall(digestKey(digest));
-      if (Object.keys(h).length > 0) out.push(KeyRecord.parse(h));
-    }
-    return out;
+    const ids = (await this.redis.smembers(orgKeysKey(orgId))).sort();
+    const records = await Promise.all(ids.map((id) => this.getKey(id)));
+    return records.filter((k): k is KeyRecord => k !== null);
   }
 
   /** One key's record by its id, or null. */
@@ -229,6 +242,8 @@ export class OrgStore {
       .hset(digestKey(digest), 'status', 'revoked')
       .publish(KEYS_REVOKED_CHANNEL, digest)
       .exec();
+    const orgId = await this.redis.hget(digestKey(digest), 'org_id');
+    if (orgId) await this.quota.release(orgId, keyId);
     return true;
   }
 

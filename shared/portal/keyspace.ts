@@ -6,9 +6,12 @@ export const userKey = (userId: string) => `frs:portal:user:${userId}`;
 export const userByEmailKey = (email: string) => `frs:portal:email:${email}`;
 export const setupTokenKey = (tokenDigest: string) => `frs:portal:setup:${tokenDigest}`;
 export const sessionKey = (sidDigest: string) => `frs:portal:session:${sidDigest}`;
-/** Failed sign-ins in one window, by email digest or by client address. */
-export const signinFailuresKey = (kind: 'email' | 'ip', who: string, window: number) =>
-  `frs:portal:signin:${kind}:${who}:${window}`;
+/**
+ * Sign-in attempts of one window being checked or failed, by digest of the email or of the client
+ * address (services/portal/signin-limit.ts). Expires two windows after its first attempt.
+ */
+export const signinAttemptsKey = (kind: 'email' | 'ip', whoDigest: string, window: number) =>
+  `frs:portal:signin:${kind}:${whoDigest}:${window}`;
 /** The latest scores of an organisation (JSON summaries, newest pushed first, bounded). */
 export const recentScoresKey = (orgId: string) => `frs:portal:recent:${orgId}`;
 /** Scores and band mix of an organisation on one UTC day (`YYYY-MM-DD`). */

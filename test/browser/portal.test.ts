@@ -132,9 +132,17 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.goto(`${portal.url}/activity?band=${score.band}`);
     expect(await page.locator(`tr[data-score-id="${score.score_id}"]`).count()).toBe(1);
 
-    // The explain view shows what GET /v1/explain returns.
+    // The explain view: the subject masked everywhere on the page (the evidence's and the
+    // response's resolution, the request) until revealed.
     await page.click(`tr[data-score-id="${score.score_id}"] a`);
     await page.waitForURL(`**/scores/${score.score_id}`);
+    const masked = await page.content();
+    for (const clear of ['+447911123456', '447911123456', '7911123456', '81.2.69.142'])
+      expect(masked).not.toContain(clear);
+    expect(await page.textContent('#explain-evidence')).toContain('+44••••••••56');
+    await page.screenshot({ path: `${SHOTS}/explain.png`, fullPage: true });
+    // Revealed, it shows what GET /v1/explain returns.
+    await page.goto(`${portal.url}/scores/${score.score_id}?reveal=1`);
     const viaApi = (await (
       await fetch(`${apis[1]!.url}/v1/explain/${score.score_id}`, {
         headers: { authorization: `Bearer ${apiKey}` },
@@ -142,8 +150,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     ).json()) as { evidence: unknown; response: unknown };
     expect(JSON.parse((await page.textContent('#explain-evidence'))!)).toEqual(viaApi.evidence);
     expect(JSON.parse((await page.textContent('#explain-response'))!)).toEqual(viaApi.response);
-    expect(await page.textContent('#explain-request')).not.toContain('+447911123456');
-    await page.screenshot({ path: `${SHOTS}/explain.png`, fullPage: true });
+    expect(await page.textContent('#explain-request')).toContain('+447911123456');
 
     // "Last used" comes from the API nodes' periodic flush.
     await waitFor('last used on the Keys page', async () => {

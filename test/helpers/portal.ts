@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import type { Redis } from 'ioredis';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { UserStore } from '../../shared/portal/users.ts';
 import { freePort, spawnService, waitFor, type Service } from './processes.ts';
 
 export interface PortalNode extends Service {
@@ -60,5 +64,48 @@ export function postSignin(
       'x-forwarded-for': ip,
     },
     body: new URLSearchParams({ _csrf: form.csrf, email, password }),
+  });
+}
+
+/** A new organisation and portal user made through the stores the admin CLI uses; its setup token. */
+export async function newPortalUser(
+  redis: Redis,
+): Promise<{ orgId: string; email: string; setupToken: string }> {
+  const org = await new OrgStore(redis).createOrg({ name: 'portal-test', tier: 'verify' });
+  const email = `staff-${Date.now()}-${randomBytes(4).toString('hex')}@example.test`;
+  const { setupToken } = await new UserStore(redis).create(org.org_id, email);
+  return { orgId: org.org_id, email, setupToken };
+}
+
+/** The cookies a response sets, by name, each with its attributes as sent. */
+export function setCookies(res: Response): Map<string, string> {
+  return new Map(res.headers.getSetCookie().map((c) => [c.slice(0, c.indexOf('=')), c]));
+}
+
+/** The `name=value` part of a cookie a response set. */
+export const cookiePair = (res: Response, name: string) => setCookies(res).get(name)?.split(';')[0];
+
+/**
+ * Follows a setup link as a browser does: GET the form (its double-submit cookie and token),
+ * then POST the password; the response is the redirect that carries the new session cookie.
+ */
+export async function completeSetup(
+  portalUrl: string,
+  token: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const form = await fetch(`${portalUrl}/setup?token=${encodeURIComponent(token)}`, { headers });
+  if (form.status !== 200) return form;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  return fetch(`${portalUrl}/setup`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      ...headers,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: cookiePair(form, 'frs_form') ?? '',
+    },
+    body: new URLSearchParams({ _csrf: csrf, token, password, confirm: password }),
   });
 }

@@ -4,6 +4,7 @@ import { passwordProblem, PASSWORD_MAX } from '../../../shared/portal/password.t
 import type { UserStore } from '../../../shared/portal/users.ts';
 import type { SigninLimit } from '../signin-limit.ts';
 import {
+  clearCookie,
   FORM_COOKIE,
   readCookie,
   sameToken,
@@ -62,11 +63,11 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     if (!formTokenOk(req)) return send(res, 403, signinPage(csrf, { error: 'The form expired; try again.' }));
     const email = field(req, 'email', 254) ?? '';
     const password = field(req, 'password', PASSWORD_MAX) ?? '';
-    const ip = req.ip ?? 'unknown';
-    const wait = await deps.limit.blockedFor(email, ip);
-    if (wait > 0) {
-      res.set('Retry-After', String(wait));
-      const minutes = Math.ceil(wait / 60);
+    // The attempt is counted before the password is checked: parallel attempts cannot all pass.
+    const slot = await deps.limit.take(email, req.ip ?? 'unknown');
+    if (!slot.ok) {
+      res.set('Retry-After', String(slot.retryAfterS));
+      const minutes = Math.ceil(slot.retryAfterS / 60);
       return send(
         res,
         429,
@@ -74,10 +75,8 @@ export function authRoutes(deps: AuthRouteDeps): Router {
       );
     }
     const user = await deps.users.verify(email, password);
-    if (!user) {
-      await deps.limit.failed(email, ip);
-      return send(res, 401, signinPage(csrf, { email, error: 'Wrong email or password.' }));
-    }
+    if (!user) return send(res, 401, signinPage(csrf, { email, error: 'Wrong email or password.' }));
+    await slot.succeeded();
     await startSession(deps, req, res, user);
   });
 
@@ -123,7 +122,7 @@ export function signoutRoute(sessions: SessionStore): Router {
   const router = Router();
   router.post('/signout', async (req, res) => {
     await sessions.destroy(readCookie(req, SESSION_COOKIE));
-    res.clearCookie(SESSION_COOKIE, { path: '/' });
+    clearCookie(req, res, SESSION_COOKIE);
     res.redirect(303, '/signin');
   });
   return router;

@@ -1,4 +1,5 @@
 import { Router, type Response } from 'express';
+import { KeyLimitError } from '../../../shared/orgs/key-quota.ts';
 import { KEY_LABEL, type OrgStore } from '../../../shared/orgs/store.ts';
 import { keysPage, revokePage, type KeysView } from '../views/keys.ts';
 import { messagePage } from '../views/layout.ts';
@@ -8,7 +9,11 @@ import { field, sessionOf } from './guard.ts';
 export function keysRoutes(orgs: OrgStore): Router {
   const router = Router();
 
-  async function render(res: Response, status: number, extra: Omit<KeysView, 'keys' | 'lastUsed'> = {}) {
+  async function render(
+    res: Response,
+    status: number,
+    extra: Omit<KeysView, 'keys' | 'lastUsed' | 'maxActive'> = {},
+  ) {
     const session = sessionOf(res);
     const [keys, lastUsed] = await Promise.all([
       orgs.listKeys(session.org_id),
@@ -17,7 +22,7 @@ export function keysRoutes(orgs: OrgStore): Router {
     res
       .status(status)
       .type('html')
-      .send(keysPage(session, { keys, lastUsed, ...extra }).value);
+      .send(keysPage(session, { keys, lastUsed, maxActive: orgs.quota.max, ...extra }).value);
   }
 
   /** A key of the session's organisation, or null: other organisations' keys do not exist here. */
@@ -45,8 +50,15 @@ export function keysRoutes(orgs: OrgStore): Router {
   router.post('/keys', async (req, res) => {
     const label = KEY_LABEL.safeParse(field(req, 'label', 1024) ?? '');
     if (!label.success) return render(res, 422, { error: `Label: ${label.error.issues[0]!.message}.` });
-    const created = await orgs.createKey(sessionOf(res).org_id, label.data);
-    await render(res, 201, { created: { ...created, label: label.data } });
+    try {
+      const created = await orgs.createKey(sessionOf(res).org_id, label.data);
+      await render(res, 201, { created: { ...created, label: label.data } });
+    } catch (err) {
+      if (!(err instanceof KeyLimitError)) throw err;
+      await render(res, 409, {
+        error: `Your organisation already has ${err.max} active keys, the most it may hold. Revoke a key it no longer uses to create another.`,
+      });
+    }
   });
 
   router.get('/keys/:keyId/revoke', async (req, res) => {

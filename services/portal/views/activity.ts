@@ -6,15 +6,7 @@ import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
 import { when } from './keys.ts';
 import { layout } from './layout.ts';
-
-/** Phone numbers keep their first 3 and last 2 characters, IPs their first group. */
-export function maskSubjectValue(kind: 'phone_number' | 'ip_address', v: string): string {
-  if (kind === 'ip_address') {
-    if (v.includes(':')) return `${v.split(':')[0]}:••••`;
-    return `${v.split('.')[0]}.•.•.•`;
-  }
-  return v.length <= 5 ? '•'.repeat(v.length) : `${v.slice(0, 3)}${'•'.repeat(v.length - 5)}${v.slice(-2)}`;
-}
+import { maskExplanation, maskSubjectValue } from './subject-mask.ts';
 
 function subjectCell(s: ScoreSummary['subject'], reveal: boolean): SafeHtml {
   const parts = (['phone_number', 'ip_address'] as const)
@@ -144,20 +136,13 @@ export function activityPage(
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
-/** The request with its subject masked unless revealed. */
-function maskedRequest(request: Record<string, unknown>, reveal: boolean): Record<string, unknown> {
-  if (reveal || typeof request.subject !== 'object' || request.subject === null) return request;
-  const subject = { ...(request.subject as Record<string, unknown>) };
-  for (const k of ['phone_number', 'ip_address'] as const)
-    if (typeof subject[k] === 'string') subject[k] = maskSubjectValue(k, subject[k]);
-  return { ...request, subject };
-}
-
+/** One score's record; its subject masked everywhere on the page unless revealed. */
 export function explainPage(
   session: Session & { orgName?: string },
-  e: Explanation,
+  record: Explanation,
   reveal: boolean,
 ): SafeHtml {
+  const e = reveal ? record : maskExplanation(record);
   const r = e.response as { score?: number; band?: string; recommended_action?: string };
   return layout(
     `Score ${e.score_id}`,
@@ -199,7 +184,7 @@ export function explainPage(
       <h2>Response as returned</h2>
       <pre id="explain-response">${pretty(e.response)}</pre>
       <h2>Request as sent</h2>
-      <pre id="explain-request">${pretty(maskedRequest(e.request, reveal))}</pre>`,
+      <pre id="explain-request">${pretty(e.request)}</pre>`,
     session,
   );
 }

@@ -10,6 +10,8 @@ export const when = (ms: number | string | undefined) =>
 export interface KeysView {
   keys: KeyRecord[];
   lastUsed: Map<string, number>;
+  /** Most active keys the organisation may hold (MAX_ACTIVE_KEYS). */
+  maxActive: number;
   /** Shown once, right after creation. */
   created?: { key_id: string; api_key: string; label: string };
   notice?: string;
@@ -82,6 +84,9 @@ export function keysPage(session: Session & { orgName?: string }, v: KeysView): 
           }
         </tbody>
       </table>
+      <p class="hint" id="keys-active">
+        ${v.keys.filter((k) => k.status === 'active').length} of at most ${v.maxActive} active keys.
+      </p>
       <p class="hint">"Last used" is updated by the API nodes about once a minute.</p>`,
     session,
   );
