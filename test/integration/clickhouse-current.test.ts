@@ -2,7 +2,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../infra/clickhouse/migrate.ts';
-import { decode, toRow } from '../../services/audit-sink/sink.ts';
+import { LedgerTrust } from '../../services/audit-sink/ledger-trust.ts';
+import type { ScoresProgress } from '../../services/audit-sink/scores-progress.ts';
+import { decode, scoredSubjectRows, toRow } from '../../services/audit-sink/sink.ts';
+import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import { withdrawOutcome } from '../../shared/capabilities/ledger-withdrawal.ts';
+import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { redis } from '../helpers/fixtures.ts';
 import { toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
@@ -30,6 +36,9 @@ const COVERED: Record<string, string> = {
   'shared/audit/history.ts': 'finds a stored score as explain does',
   'services/refresher/jobs/retention.ts': 'drops expired partitions as the retention job does',
   'shared/scoring/calibration/history.ts': 'reads the scored population as npm run calibrate does',
+  'services/audit-sink/ledger-trust.ts':
+    "decides a report's trust from the scored subjects as the ledger learner does",
+  'shared/capabilities/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
 };
 
 const DB = 'frs';
@@ -63,19 +72,22 @@ const record = (scoreId: string, scoredAtMs: number) => ({
 const scoreIdAt = (ms: number, tail: string) =>
   `sc_${ms.toString(16).padStart(12, '0')}7${tail.padStart(19, '0')}`;
 
-function rowsOf(records: ReturnType<typeof record>[]) {
-  return records.map((r) => {
-    const d = decode({
-      key: null,
-      value: Buffer.from(JSON.stringify(r)),
-      offset: '0',
-      timestamp: '0',
-      attributes: 0,
-      headers: {},
-    });
-    if (!d.ok) throw new Error(d.reason);
-    return { ...toRow(d.record), inserted_at: Math.floor(Date.now() / 1000) };
+/** An audit record as the sink decodes it from Kafka. */
+function decoded(r: ReturnType<typeof record>) {
+  const d = decode({
+    key: null,
+    value: Buffer.from(JSON.stringify(r)),
+    offset: '0',
+    timestamp: '0',
+    attributes: 0,
+    headers: {},
   });
+  if (!d.ok) throw new Error(d.reason);
+  return d.record;
+}
+
+function rowsOf(records: ReturnType<typeof record>[]) {
+  return records.map((r) => ({ ...toRow(decoded(r)), inserted_at: Math.floor(Date.now() / 1000) }));
 }
 
 describe('ClickHouse 26.x (chDB): schema and every query', () => {
@@ -201,6 +213,79 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       has_ip: 1,
     });
     expect(Number(rows[0]!.scored_at_ms)).toBe(ms);
+  });
+
+  it("decides a report's trust from the scored subjects as the ledger learner does", async () => {
+    const ms = Date.now() - 60_000;
+    const org = 'org_0123456789abcdef';
+    const scored = record(scoreIdAt(ms, '5'), ms);
+    scored.request.subject = { phone_number: '+447400999888', ip_address: '81.2.69.161' };
+    // The sink's derived rows, twice (a re-delivered batch), and a later score of the same day.
+    const rows = scoredSubjectRows([
+      decoded(scored),
+      decoded(record(scoreIdAt(ms + 30_000, '6'), ms + 30_000)),
+    ]);
+    await ch.insert({ table: `${DB}.scored_subjects`, values: [...rows, ...rows], format: 'JSONEachRow' });
+    const progress = {
+      watermark: async () => new Map(),
+      reached: async () => true,
+    } as unknown as ScoresProgress;
+    const trust = new LedgerTrust({ ch, database: DB, progress });
+    const report = (receivedMs: number) => ({
+      v: 1 as const,
+      outcome_id: `oc_${receivedMs.toString(16).padStart(12, '0')}7${'2'.padStart(19, '0')}`,
+      org_id: org,
+      received_at_ms: receivedMs,
+      occurred_at_ms: receivedMs,
+      outcome: 'confirmed_fraud' as const,
+      subject: { phone_number: '+447400999888', ip_address: '81.2.69.199' },
+      node_id: 'n1',
+      request: {},
+    });
+    const [after, before] = await trust.scoredBefore([report(ms + 1_000), report(ms - 1_000)]);
+    expect([...after!]).toEqual(['phone:+447400999888']);
+    expect([...before!]).toEqual([]);
+  });
+
+  it("withdraws an outcome as the operator's CLI does", async () => {
+    const ms = Date.now();
+    const outcomeId = `oc_${ms.toString(16).padStart(12, '0')}7${'3'.padStart(19, '0')}`;
+    const row = {
+      ...toOutcomeRow({
+        v: 1,
+        outcome_id: outcomeId,
+        org_id: 'org_0123456789abcdef',
+        received_at_ms: ms,
+        occurred_at_ms: ms,
+        outcome: 'chargeback',
+        subject: { phone_number: '+447400123456' },
+        node_id: 'n1',
+        request: {},
+      }),
+      inserted_at: Math.floor(ms / 1000),
+    };
+    await ch.insert({ table: `${DB}.outcomes`, values: [row], format: 'JSONEachRow' });
+    const r = redis();
+    const prefix = `frs-test-chdb-${process.pid}`;
+    try {
+      const keys = new SubjectKeys('a test secret of at least thirty-two characters');
+      const deps = { ch, database: DB, votes: new LedgerVotes(r, prefix, 10), keys };
+      await expect(withdrawOutcome(deps, outcomeId, "o'brien said so", 'ops')).resolves.toMatchObject({
+        org_id: 'org_0123456789abcdef',
+        subjects: 1,
+      });
+      const stored = await ch
+        .query({
+          query: `SELECT reason FROM ${DB}.outcome_withdrawals WHERE outcome_id = '${outcomeId}'`,
+          format: 'JSONEachRow',
+        })
+        .then((rs) => rs.json());
+      expect(stored).toEqual([{ reason: "o'brien said so" }]);
+    } finally {
+      const left = await r.keys(`${prefix}:*`);
+      if (left.length > 0) await r.del(...left);
+      r.disconnect();
+    }
   });
 
   it('finds a stored score as explain does', async () => {
