@@ -366,8 +366,10 @@ export interface components {
       reports: number;
       /** @description Of them, from the consortium feed. */
       feed_reports: number;
-      /** @description Of them, organisations whose latest outcome for the subject is confirmed_fraud, chargeback or spam_or_abuse (one each, however often they reported it). Which organisations is never shown. */
+      /** @description Of them, organisations whose latest outcome for the subject is confirmed_fraud, chargeback or spam_or_abuse, received in the last 180 days (one each, however often they reported it and whether about the number, the address or both). Another organisation counts only if it had scored the subject in the 90 days before its report. Which organisations is never shown. */
       outcome_reports: number;
+      /** @description Whether your organisation's own report is one of them. A report about a subject you had not scored in the 90 days before weighs on your own scores only. */
+      own_report?: boolean;
     };
     HealthResponse: {
       /** @enum {string} */
