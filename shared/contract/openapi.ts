@@ -15,7 +15,7 @@ import './request.ts';
 import './response.ts';
 
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
-export const CONTRACT_VERSION = '1.3.0';
+export const CONTRACT_VERSION = '1.4.0';
 
 const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions', 'OutcomeRequest'];
 const RESPONSE_SCHEMAS = [
