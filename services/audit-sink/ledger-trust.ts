@@ -79,7 +79,7 @@ export class LedgerTrust {
     }
     if (pending.length === 0) return out;
 
-    let missing = await this.resolve(pending, out);
+    const missing = await this.resolve(pending, out);
     if (missing.length === 0) return out;
     // Not found: only final once every score made before these reports is in ClickHouse.
     const latestReceived = Math.max(...missing.map((p) => outcomes[p.index]!.received_at_ms));
@@ -87,7 +87,8 @@ export class LedgerTrust {
     if (this.now() < deadline) {
       const watermark = await this.deps.progress.watermark();
       while (this.now() < deadline && !(await this.deps.progress.reached(watermark))) await sleep(POLL_MS);
-      missing = await this.resolve(missing, out);
+      // What is still not found now was not scored in time: it counts for its reporter only.
+      await this.resolve(missing, out);
     }
     return out;
   }
