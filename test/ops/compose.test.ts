@@ -131,18 +131,20 @@ describe('docker-compose.yml', () => {
     const values = Object.fromEntries(
       [...raw.matchAll(INTERPOLATION)].map((m) => [m[1]!, `${m[1]!.toLowerCase()}x`]),
     );
-    const users: Record<string, { redis?: string; kafka?: string; clickhouse?: string }> = {
-      'api-1': { redis: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
-      'api-2': { redis: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
-      'audit-sink': { kafka: 'frs-sink', clickhouse: 'frs_sink' },
+    // `explain`: the user on the cache Redis; a service without one is given no credentials for it.
+    const users: Record<string, { redis?: string; explain?: string; kafka?: string; clickhouse?: string }> = {
+      'api-1': { redis: 'frs-api', explain: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
+      'api-2': { redis: 'frs-api', explain: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
+      'audit-sink': { redis: 'frs-sink', kafka: 'frs-sink', clickhouse: 'frs_sink' },
       refresher: { redis: 'frs-refresher', clickhouse: 'frs_refresher' },
       setup: { kafka: 'admin', clickhouse: 'frs_admin' },
       admin: { redis: 'frs-admin', kafka: 'admin' },
-      portal: { redis: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
+      portal: { redis: 'frs-portal', explain: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
     };
     for (const [name, expected] of Object.entries(users)) {
       const cfg = loadConfig(environmentOf(compose.services[name]!, values));
       if (expected.redis) expect(new URL(cfg.REDIS_URL).username, name).toBe(expected.redis);
+      expect(new URL(cfg.EXPLAIN_REDIS_URL).username, `${name} on the cache Redis`).toBe(expected.explain ?? '');
       if (expected.clickhouse) expect(new URL(cfg.CLICKHOUSE_URL).username, name).toBe(expected.clickhouse);
       const sasl = kafkaSecurity(cfg).sasl as { username?: string } | undefined;
       expect(sasl?.username, name).toBe(expected.kafka);
