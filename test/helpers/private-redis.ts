@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,7 +24,9 @@ export class PrivateRedis {
   private constructor(port: number) {
     this.port = port;
     this.url = `redis://127.0.0.1:${port}`;
-    copyFileSync(aclFile('durable'), join(this.dir, 'users.acl'));
+    const acl = aclFile('durable');
+    if (!existsSync(acl)) throw new Error(`no ${acl}: start the local stack (bash infra/local/stack.sh up)`);
+    copyFileSync(acl, join(this.dir, 'users.acl'));
   }
 
   static async start(): Promise<PrivateRedis> {
