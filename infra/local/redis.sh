@@ -69,7 +69,8 @@ acl() {
 # (a start from before the stack had users, or a Redis not started by this project): the file
 # cannot be attached at run time, so each user is applied with ACL SETUSER <name> reset <rules>
 # (not persisted: the next start of this script passes the file); the default user is left as
-# that server has it. Either way a user whose rules changed applies them to its open connections.
+# that server has it. ACL LOAD closes the connections of the users it reloads (Redis 7.0; the
+# services reconnect at once), ACL SETUSER changes apply to the open ones.
 load_acl() {
   local name=$1 port=$2 file=$3 current out
   current=$(redis-cli -p "$port" config get aclfile | sed -n 2p)
