@@ -64,15 +64,29 @@ acl() {
   render "$OPS_REDIS/explain-users.acl" "$ACL_DIR/explain-users.acl"
 }
 
-# load_acl <name> <port> <acl file>: the users of <acl file> on a server that is already running.
-# Started with this file (CONFIG GET aclfile names it): ACL LOAD re-reads it. Started without one
-# (a start from before the stack had users, or a Redis not started by this project): the file
-# cannot be attached at run time, so each user is applied with ACL SETUSER <name> reset <rules>
-# (not persisted: the next start of this script passes the file); the default user is left as
-# that server has it. ACL LOAD closes the connections of the users it reloads (Redis 7.0; the
-# services reconnect at once), ACL SETUSER changes apply to the open ones.
+# What a server was last given: its run id (a restart makes a new one) and the rendered file's
+# digest. The same on the next start: nothing to do, so the every-run `stack.sh up` of the tests
+# does not disturb the connections of services other test runs have on the same server.
+loaded_state() {
+  printf '%s %s' "$(redis-cli -p "$1" info server | tr -d '\r' | sed -n 's/^run_id://p')" \
+    "$(sha256sum <"$2" | cut -d' ' -f1)"
+}
+
+# load_acl <name> <port> <acl file>: the users of <acl file> on a server that is already running,
+# unless it has them already (loaded_state). Started with this file (CONFIG GET aclfile names it):
+# ACL LOAD re-reads it. Started without one (a start from before the stack had users, or a Redis
+# not started by this project): the file cannot be attached at run time, so each user is applied
+# with ACL SETUSER <name> reset <rules> (not persisted: the next start of this script passes the
+# file); the default user is left as that server has it. ACL LOAD closes the connections of the
+# users it reloads (Redis 7.0; the services reconnect at once), ACL SETUSER changes apply to the
+# open ones.
 load_acl() {
-  local name=$1 port=$2 file=$3 current out
+  local name=$1 port=$2 file=$3 current out state
+  state=$(loaded_state "$port" "$file")
+  if [[ -f $file.loaded && $(cat "$file.loaded") == "$state" ]]; then
+    log "$name: ACL users up to date"
+    return 0
+  fi
   current=$(redis-cli -p "$port" config get aclfile | sed -n 2p)
   if [[ $current == "$file" ]]; then
     out=$(redis-cli -p "$port" acl load)
@@ -81,6 +95,7 @@ load_acl() {
     out=$(grep -v '^user default ' "$file" | sed 's/^user \([^ ]*\)/ACL SETUSER \1 reset/' | redis-cli -p "$port")
   fi
   if grep -qv '^OK$' <<<"$out"; then die "$name: loading the ACL users failed: $out"; fi
+  echo "$state" >"$file.loaded"
   log "$name: ACL users loaded ($([[ $current == "$file" ]] && echo 'ACL LOAD' || echo 'ACL SETUSER, not persisted until its next start'))"
 }
 
