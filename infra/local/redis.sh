@@ -59,6 +59,11 @@ render() {
 }
 
 acl() {
+  (umask 077 && mkdir -p "$ACL_DIR")
+  # Two test runs may start the stack at once: one at a time writes the passwords and the files
+  # and gives the servers their users (the lock is held until this script exits).
+  exec 9>>"$ACL_DIR/lock"
+  flock 9
   passwords
   render "$OPS_REDIS/users.acl" "$ACL_DIR/users.acl"
   render "$OPS_REDIS/explain-users.acl" "$ACL_DIR/explain-users.acl"
@@ -113,8 +118,9 @@ start_one() {
     log "a Redis not started by this project answers on port $port: reusing it as $name"
     return 0
   fi
+  # 9>&-: the daemon must not inherit the lock of acl(), or it would hold it for ever.
   redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --daemonize yes \
-    --pidfile "$dir/pid" --logfile "$dir/redis.log" "$@"
+    --pidfile "$dir/pid" --logfile "$dir/redis.log" "$@" 9>&-
   wait_for "$name" 30 redis-cli -p "$port" ping || die "$name did not answer; see $dir/redis.log"
   log "$name log: $dir/redis.log"
 }
