@@ -14,7 +14,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['shared/**/*.test.ts', 'services/**/*.test.ts', 'client/**/*.test.ts'],
+          include: [
+            'shared/**/*.test.ts',
+            'services/**/*.test.ts',
+            'client/**/*.test.ts',
+            'infra/**/*.test.ts',
+          ],
         },
       },
       {

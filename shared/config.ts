@@ -49,6 +49,11 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /**
+   * PEM file of the CA the brokers' certificates are verified against (with KAFKA_SSL=true), e.g.
+   * the compose deployment's own CA (infra/ops/kafka/make-ca.sh); unset: the system's CAs.
+   */
+  KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
   /** `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. */
   CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
   CLICKHOUSE_DATABASE: z
@@ -159,6 +164,10 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
       path: ['KAFKA_SASL_MECHANISM'],
       message: 'needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
     });
+  }
+  // A CA without TLS would be ignored, and the operator would believe the brokers verified.
+  if (c.KAFKA_SSL_CA_FILE && !c.KAFKA_SSL) {
+    ctx.addIssue({ code: 'custom', path: ['KAFKA_SSL_CA_FILE'], message: 'needs KAFKA_SSL=true' });
   }
 });
 

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { serviceEnv } from './helpers/processes.ts';
 
 /**
  * Integration tests run against the real local stack: start it if it is not running (idempotent,
- * seconds when it is), apply migrations and create topics. Then publish the capability snapshots
+ * seconds when it is; it also gives the Redis servers the services' ACL users), apply migrations
+ * and create topics. Then publish, as the refresher's Redis user, the capability snapshots
  * the default prefix lacks with the refresher's one-shot, as a fresh deployment does before its
  * API nodes start (nodes never build snapshots; milliseconds when they are there), and rebuild
  * the ones a stack started hours ago holds past their freshness (the ledger's is 2 h), which
@@ -11,8 +13,9 @@ import { execFileSync } from 'node:child_process';
 export default function setup(): void {
   if (process.env.FRS_SKIP_STACK === '1') return;
   execFileSync('bash', ['infra/local/stack.sh', 'up'], { stdio: 'inherit' });
-  execFileSync(process.execPath, ['services/refresher/refresh-now.ts', '--missing', '--stale'], {
+  const entry = 'services/refresher/refresh-now.ts';
+  execFileSync(process.execPath, [entry, '--missing', '--stale'], {
     stdio: 'inherit',
-    env: { ...process.env, LOG_LEVEL: 'warn' },
+    env: serviceEnv(entry, { LOG_LEVEL: 'warn' }),
   });
 }

@@ -4,8 +4,9 @@
  * Brings up Redis, ClickHouse and Kafka (installing them on first run), applies migrations,
  * creates topics, seeds one demo organisation per tier, publishes the capability snapshots Redis
  * lacks (the refresher's one-shot, `npm run refresh -- --missing`: API nodes never build them),
- * starts two API nodes, the audit sink, the refresher and the portal, and prints the demo keys
- * and a curl to paste. Ctrl-C stops the services
+ * starts two API nodes, the audit sink, the refresher and the portal, each logged in to Redis as
+ * its own ACL user (infra/local/redis-users.ts), and writes the demo keys to a file only you can
+ * read (demo-credentials.ts), printing where it is and a curl to paste. Ctrl-C stops the services
  * in order (API nodes first so no score is lost, then the sink and refresher) and then the
  * servers this run started; servers that were already running are left running.
  */
@@ -15,12 +16,22 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
-import { TIERS, type Tier } from '../../shared/contract/response.ts';
+import { TIERS } from '../../shared/contract/response.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import {
+  DEMO_CREDENTIALS_FILE,
+  demoSummary,
+  readDemoIds,
+  writeDemoCredentials,
+  type DemoCredential,
+} from './demo-credentials.ts';
+import { serviceRedisEnv, type RedisService } from './redis-users.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
-const DEMO_FILE = join(STACK, 'demo-orgs.json');
+const DEMO_FILE = join(STACK, DEMO_CREDENTIALS_FILE);
+/** Where starts before the credentials file kept the demo ids (no keys); read once, then removed. */
+const OLD_DEMO_FILE = join(STACK, 'demo-orgs.json');
 const API_PORTS = [8080, 8081];
 const PORTAL_PORT = Number(process.env.PORTAL_PORT ?? 8090);
 const t0 = performance.now();
@@ -62,15 +73,15 @@ const wasRunning = new Set(
 execFileSync('bash', [stackScript, 'up'], { stdio: 'inherit' });
 const cfg = loadConfig();
 
-/** Demo organisations are reused across starts; each start issues fresh keys and revokes the last ones. */
-async function seedDemo(): Promise<{ tier: Tier; org_id: string; api_key: string }[]> {
-  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-start' });
+/**
+ * Demo organisations are reused across starts; each start issues fresh keys and revokes the last
+ * ones. Made as the admin CLI's Redis user, the one allowed to mint keys.
+ */
+async function seedDemo(): Promise<DemoCredential[]> {
+  const redis = createRedis(serviceRedisEnv('admin').REDIS_URL!, { connectionName: 'frs-start' });
   const store = new OrgStore(redis);
-  const previous: Record<string, { org_id: string; key_id?: string }> = existsSync(DEMO_FILE)
-    ? JSON.parse(readFileSync(DEMO_FILE, 'utf8'))
-    : {};
-  const out: { tier: Tier; org_id: string; api_key: string }[] = [];
-  const saved: Record<string, { org_id: string; key_id: string }> = {};
+  const previous = existsSync(DEMO_FILE) ? readDemoIds(DEMO_FILE) : readDemoIds(OLD_DEMO_FILE);
+  const out: DemoCredential[] = [];
   try {
     for (const tier of TIERS) {
       const prev = previous[tier];
@@ -78,15 +89,14 @@ async function seedDemo(): Promise<{ tier: Tier; org_id: string; api_key: string
       if (!orgId) orgId = (await store.createOrg({ name: `demo-${tier}`, tier })).org_id;
       if (prev?.key_id) await store.revokeKey(prev.key_id);
       const key = await store.createKey(orgId);
-      saved[tier] = { org_id: orgId, key_id: key.key_id };
-      out.push({ tier, org_id: orgId, api_key: key.api_key });
+      out.push({ tier, org_id: orgId, key_id: key.key_id, api_key: key.api_key });
     }
   } finally {
     redis.disconnect();
   }
   mkdirSync(STACK, { recursive: true });
-  // Only ids are kept on disk, never the keys.
-  writeFileSync(DEMO_FILE, JSON.stringify(saved, null, 2));
+  writeDemoCredentials(DEMO_FILE, out);
+  rmSync(OLD_DEMO_FILE, { force: true });
   return out;
 }
 
@@ -95,10 +105,12 @@ interface Child {
   proc: ChildProcess;
 }
 
-function launch(name: string, entry: string, env: Record<string, string> = {}): Child {
+/** Each service logs in to Redis as its own ACL user, as in the compose deployment. */
+function launch(name: string, entry: string, user: RedisService, env: Record<string, string> = {}): Child {
+  const merged = { ...process.env, ...env };
   const proc = spawn(process.execPath, [entry], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...merged, ...serviceRedisEnv(user, merged) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = (chunk: Buffer) =>
@@ -168,23 +180,27 @@ try {
   execFileSync(process.execPath, [join(ROOT, 'services/refresher/refresh-now.ts'), '--missing'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    env: {
+      ...process.env,
+      ...serviceRedisEnv('refresher'),
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    },
   });
 } catch {
   console.error('[start] some capability snapshots could not be built; the refresher retries them');
 }
-workers.push(launch('audit-sink', 'services/audit-sink/main.ts'));
-workers.push(launch('refresher', 'services/refresher/main.ts'));
+workers.push(launch('audit-sink', 'services/audit-sink/main.ts', 'sink'));
+workers.push(launch('refresher', 'services/refresher/main.ts', 'refresher'));
 for (const [i, port] of API_PORTS.entries()) {
   apis.push(
-    launch(`api-${i + 1}`, 'services/api/main.ts', {
+    launch(`api-${i + 1}`, 'services/api/main.ts', 'api', {
       PORT: String(port),
       NODE_ID: `api-${i + 1}`,
       CONTROLS_NODE_COUNT: String(API_PORTS.length),
     }),
   );
 }
-workers.push(launch('portal', 'services/portal/main.ts', { PORTAL_PORT: String(PORTAL_PORT) }));
+workers.push(launch('portal', 'services/portal/main.ts', 'portal', { PORTAL_PORT: String(PORTAL_PORT) }));
 await Promise.all([
   ...API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)),
   waitReady(`http://127.0.0.1:${PORTAL_PORT}/livez`),
@@ -198,16 +214,17 @@ Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
   Health       http://127.0.0.1:${API_PORTS[0]}/v1/health
   Contract     http://127.0.0.1:${API_PORTS[0]}/v1/openapi.yaml
   Portal       http://127.0.0.1:${PORTAL_PORT} (Keys and Activity pages; create a user below)
-  Redis        ${cfg.REDIS_URL} (explain copies: ${cfg.EXPLAIN_REDIS_URL})
+  Redis        ${cfg.REDIS_URL} (explain copies: ${cfg.EXPLAIN_REDIS_URL}); each service logs in as
+               its own ACL user (docs/security.md)
   Kafka        ${cfg.KAFKA_BROKERS.join(',')} (topic scores.v1)
   ClickHouse   ${cfg.CLICKHOUSE_URL} (database ${cfg.CLICKHOUSE_DATABASE}; clickhouse-client --query "SELECT count() FROM ${cfg.CLICKHOUSE_DATABASE}.scores")
 
-Demo organisations (keys are shown once; a new start issues new ones):
-${demo.map((d) => `  ${d.tier.padEnd(7)} ${d.org_id}  ${d.api_key}`).join('\n')}
+${demoSummary(DEMO_FILE, demo)}
 
-Try it:
+Try it with the bureau key (read from the file, so it is not in this output):
+  KEY=$(node -p "require('${DEMO_FILE}').bureau.api_key")
   curl -s http://127.0.0.1:${API_PORTS[0]}/v1/score \\
-    -H 'Authorization: Bearer ${bureau.api_key}' \\
+    -H "Authorization: Bearer $KEY" \\
     -H 'Content-Type: application/json' \\
     -d '{"subject":{"phone_number":"+447911123456","ip_address":"81.2.69.142"}}'
 

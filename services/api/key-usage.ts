@@ -31,9 +31,13 @@ export class KeyUsage {
     const tx = this.redis.pipeline();
     for (const [keyId, { orgId, at }] of batch) tx.zadd(keysLastUsedKey(orgId), 'GT', at, keyId);
     try {
-      await tx.exec();
+      // A pipeline resolves even when its commands were refused (NOPERM from an ACL without the
+      // write, a wrong type): such a reply counts as a failed flush, not as times written.
+      const refused = (await tx.exec())?.find(([err]) => err)?.[0];
+      if (refused) throw refused;
     } catch (err) {
-      // Redis unreachable: keep the times (newer touches win) and try again at the next tick.
+      // Redis unreachable or the write refused: keep the times (newer touches win) and try again
+      // at the next tick; the warning says why.
       for (const [keyId, v] of batch) if (!this.pending.has(keyId)) this.pending.set(keyId, v);
       this.log.warn({ err: String(err) }, 'key last-used times not written; will retry');
     }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { gzipSync, unzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import kafkajs, { CompressionTypes, Kafka, logLevel, type KafkaConfig } from 'kafkajs';
@@ -34,11 +35,22 @@ export function createKafka(brokers: string[], clientId: string, extra: Partial<
   });
 }
 
-/** SASL and TLS of a deployment's Kafka clients, from the config; empty when it has none. */
+/**
+ * SASL and TLS of a deployment's Kafka clients, from the config; empty when it has none. With
+ * KAFKA_SSL_CA_FILE the brokers' certificates must chain to that CA (and name the broker's host),
+ * as Node's TLS checks them: a broker with any other certificate is refused.
+ */
 export function kafkaSecurity(
-  cfg: Pick<Config, 'KAFKA_SASL_MECHANISM' | 'KAFKA_SASL_USERNAME' | 'KAFKA_SASL_PASSWORD' | 'KAFKA_SSL'>,
+  cfg: Pick<
+    Config,
+    'KAFKA_SASL_MECHANISM' | 'KAFKA_SASL_USERNAME' | 'KAFKA_SASL_PASSWORD' | 'KAFKA_SSL' | 'KAFKA_SSL_CA_FILE'
+  >,
 ): Pick<KafkaConfig, 'sasl' | 'ssl'> {
-  const out: Pick<KafkaConfig, 'sasl' | 'ssl'> = cfg.KAFKA_SSL ? { ssl: true } : {};
+  const out: Pick<KafkaConfig, 'sasl' | 'ssl'> = !cfg.KAFKA_SSL
+    ? {}
+    : cfg.KAFKA_SSL_CA_FILE
+      ? { ssl: { ca: [readFileSync(cfg.KAFKA_SSL_CA_FILE, 'utf8')], rejectUnauthorized: true } }
+      : { ssl: true };
   if (cfg.KAFKA_SASL_MECHANISM && cfg.KAFKA_SASL_USERNAME && cfg.KAFKA_SASL_PASSWORD) {
     const credentials = { username: cfg.KAFKA_SASL_USERNAME, password: cfg.KAFKA_SASL_PASSWORD };
     out.sasl =

@@ -1,23 +1,35 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { serviceRedisEnv, type RedisService } from '../../infra/local/redis-users.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import type { Tier } from '../../shared/contract/response.ts';
 import { OrgStore, type CreateOrgInput } from '../../shared/orgs/store.ts';
+import { serviceEnv } from './processes.ts';
 
 const run = promisify(execFile);
 
 export const cfg = loadConfig();
 
-/** Runs the admin CLI as a user would and parses its one JSON line. */
+/** Runs the admin CLI as an operator would (as the frs-admin Redis user) and parses its one JSON line. */
 export async function admin(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, ['services/admin/cli.ts', ...args], { env: process.env });
+  const entry = 'services/admin/cli.ts';
+  const { stdout } = await run(process.execPath, [entry, ...args], { env: serviceEnv(entry) });
   return JSON.parse(stdout);
 }
 
+/** A client of the local stack's default user: for test set-up and inspection, not for services. */
 export function redis() {
   return createRedis(cfg.REDIS_URL, { connectionName: 'frs-test' });
+}
+
+/**
+ * A client logged in as `service`'s Redis ACL user, for a test that runs a service's own class
+ * (not the whole service) and must see it work under the service's rules.
+ */
+export function redisAs(service: RedisService) {
+  return createRedis(serviceRedisEnv(service).REDIS_URL!, { connectionName: `frs-test-${service}` });
 }
 
 /** The cache server that holds the explain copies (EXPLAIN_REDIS_URL). */

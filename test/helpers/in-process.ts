@@ -1,3 +1,4 @@
+import { serviceRedisEnv } from '../../infra/local/redis-users.ts';
 import { createApiNode, type ApiNodeOptions } from '../../services/api/node.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -12,14 +13,16 @@ export interface InProcessNode {
 
 /**
  * Builds an API node in the test process on a free port (PORT=0) from the same config a real
- * node reads, with `env` on top, and waits until it is ready. Tests about processes (signals,
- * SIGKILL, faults) spawn real ones instead (`startApi`).
+ * node reads, with `env` on top, logged in to Redis as the API's ACL user (as `startApi` does),
+ * and waits until it is ready. Tests about processes (signals, SIGKILL, faults) spawn real ones
+ * instead (`startApi`).
  */
 export async function startNode(
   env: Record<string, string> = {},
   opts: ApiNodeOptions = {},
 ): Promise<InProcessNode> {
-  const cfg = loadConfig({ ...process.env, PORT: '0', ...env });
+  const merged = { ...process.env, PORT: '0', ...env };
+  const cfg = loadConfig({ ...merged, ...serviceRedisEnv('api', merged) });
   const node = createApiNode(cfg, createLogger('api', process.env.TEST_LOG_LEVEL ?? 'warn'), opts);
   try {
     await node.start();

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { aclFile } from '../../infra/local/redis-users.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { freePort, waitFor } from './processes.ts';
 
@@ -10,7 +11,9 @@ import { freePort, waitFor } from './processes.ts';
  * A redis-server of the test's own, on a free port, that the test may stop and restart: the
  * shared Redis on 6379 serves other engineers and is never touched. Data is kept in an
  * append-only file in a temporary folder, so organisations and counters survive a restart the
- * way they do in the local stack.
+ * way they do in the local stack. It loads the local durable server's ACL users (a copy of the
+ * file infra/local/redis.sh renders), so services pointed at it run as their users there too;
+ * its default user, like the local stack's, is for the test's own set-up.
  */
 export class PrivateRedis {
   readonly port: number;
@@ -21,6 +24,9 @@ export class PrivateRedis {
   private constructor(port: number) {
     this.port = port;
     this.url = `redis://127.0.0.1:${port}`;
+    const acl = aclFile('durable');
+    if (!existsSync(acl)) throw new Error(`no ${acl}: start the local stack (bash infra/local/stack.sh up)`);
+    copyFileSync(acl, join(this.dir, 'users.acl'));
   }
 
   static async start(): Promise<PrivateRedis> {
@@ -32,7 +38,7 @@ export class PrivateRedis {
   async restart(): Promise<void> {
     // appendfsync always: a stop right after a write must not lose it.
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''];
-    args.push('--appendonly', 'yes', '--appendfsync', 'always');
+    args.push('--appendonly', 'yes', '--appendfsync', 'always', '--aclfile', join(this.dir, 'users.acl'));
     this.proc = spawn('redis-server', args, { stdio: 'ignore' });
     await waitFor(`private redis on ${this.port}`, async () => {
       const c = createRedis(this.url, { failFast: true });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { serviceRedisEnv, type RedisService } from '../../infra/local/redis-users.ts';
 import { waitFor } from './wait.ts';
 
 export async function freePort(): Promise<number> {
@@ -20,19 +21,41 @@ export interface Service {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
+/** The Redis ACL user each entry point runs as (infra/ops/redis/users.acl). */
+const REDIS_USER_OF: Record<string, RedisService> = {
+  'services/api/main.ts': 'api',
+  'services/audit-sink/main.ts': 'sink',
+  'services/refresher/main.ts': 'refresher',
+  'services/refresher/refresh-now.ts': 'refresher',
+  'services/portal/main.ts': 'portal',
+  'services/admin/cli.ts': 'admin',
+};
+
 /**
- * Runs a service's composition root as a real child process on the same Node as the tests. The
- * sink's and refresher's metrics servers take any free port unless a test names one.
+ * The environment a service process gets: the tests' own with `env` on top, and the service's
+ * Redis URLs logged in as its ACL user (unless `env` names a user), so every test runs the
+ * services under the least privilege they have in the deployment. Test code itself (fixtures
+ * that set up or inspect Redis) connects as the local stack's default user.
+ */
+export function serviceEnv(entry: string, env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const merged = { ...process.env, ...env };
+  const user = Object.entries(REDIS_USER_OF).find(([path]) => entry.endsWith(path))?.[1];
+  return user ? { ...merged, ...serviceRedisEnv(user, merged) } : merged;
+}
+
+/**
+ * Runs a service's composition root as a real child process on the same Node as the tests, as
+ * its own Redis user (`serviceEnv`). The sink's and refresher's metrics servers take any free
+ * port unless a test names one.
  */
 export function spawnService(entry: string, env: Record<string, string> = {}): Service {
   const proc = spawn(process.execPath, [entry], {
-    env: {
-      ...process.env,
+    env: serviceEnv(entry, {
       LOG_LEVEL: 'warn',
       AUDIT_SINK_METRICS_PORT: '0',
       REFRESHER_METRICS_PORT: '0',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

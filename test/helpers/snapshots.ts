@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { serviceEnv } from './processes.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -21,12 +22,10 @@ export async function publishSnapshots(
   env: Record<string, string> = {},
   opts: { allowFailures?: boolean; stale?: boolean } = {},
 ): Promise<PublishedSnapshot[]> {
-  const args = [
-    join(ROOT, 'services/refresher/refresh-now.ts'),
-    '--missing',
-    ...(opts.stale ? ['--stale'] : []),
-  ];
-  const options = { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 180_000 };
+  // As the refresher's Redis user, as a deployment runs it.
+  const entry = 'services/refresher/refresh-now.ts';
+  const args = [join(ROOT, entry), '--missing', ...(opts.stale ? ['--stale'] : [])];
+  const options = { cwd: ROOT, env: serviceEnv(entry, { LOG_LEVEL: 'warn', ...env }), timeout: 180_000 };
   let stdout: string;
   try {
     ({ stdout } = await run(process.execPath, args, options));

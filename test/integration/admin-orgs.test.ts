@@ -3,13 +3,16 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { admin, redis } from '../helpers/fixtures.ts';
+import { serviceEnv } from '../helpers/processes.ts';
 
 const run = promisify(execFile);
 
 /** The CLI exit code and stderr of a command that should be refused. */
 async function refused(...args: string[]): Promise<{ code: number; stderr: string }> {
   try {
-    await run(process.execPath, ['services/admin/cli.ts', ...args]);
+    await run(process.execPath, ['services/admin/cli.ts', ...args], {
+      env: serviceEnv('services/admin/cli.ts'),
+    });
   } catch (err) {
     const e = err as { code: number; stderr: string };
     return { code: e.code, stderr: e.stderr };

@@ -23,13 +23,16 @@ const yyyymm = (ts: string) => ts.slice(0, 7).replace('-', '');
 describe('audit retention', () => {
   const ch = clickhouse();
   const redis = new Redis(cfg.REDIS_URL, { maxRetriesPerRequest: null });
+  // A queue of its own (BULLMQ_PREFIX frs-<name>, which the refresher's Redis user may use).
   const prefix = `frs-test-${randomBytes(4).toString('hex')}`;
   const queue = new Queue(REFRESHER_QUEUE, { connection: redis, prefix });
-  // Its own capability prefix too: the refresher's capability jobs then write no shared snapshot.
+  // Its own capability prefix too (under frs:cap): the refresher's capability jobs then write no
+  // shared snapshot.
+  const capPrefix = `frs:cap:${prefix}`;
   const env = {
     CLICKHOUSE_DATABASE: DB,
     BULLMQ_PREFIX: prefix,
-    CAPABILITY_KEY_PREFIX: prefix,
+    CAPABILITY_KEY_PREFIX: capPrefix,
     LOG_LEVEL: 'warn',
   };
   let refresher: Service | undefined;
@@ -44,6 +47,7 @@ describe('audit retention', () => {
     await queue.obliterate({ force: true });
     await queue.close();
     await unlinkPrefix(redis, prefix);
+    await unlinkPrefix(redis, capPrefix);
     redis.disconnect();
     await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await ch.close();

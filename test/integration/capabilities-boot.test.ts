@@ -18,7 +18,8 @@ import { publishSnapshots } from '../helpers/snapshots.ts';
 const SUBJECT = { phone_number: '+447911123456', ip_address: '81.2.69.142' };
 
 describe('a node with no published snapshots', () => {
-  const prefix = `frs-caps-boot-${process.pid}-${Date.now()}`;
+  // A prefix of its own under frs:cap, where the services' Redis users may read and write snapshots.
+  const prefix = `frs:cap:caps-boot-${process.pid}-${Date.now()}`;
   const env = { CAPABILITY_KEY_PREFIX: prefix, CAPABILITY_POLL_S: '3600' };
   let node: InProcessNode;
   let apiKey: string;

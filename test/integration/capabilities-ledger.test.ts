@@ -17,7 +17,8 @@ const REPORTED = { phone_number: '+447700900123' };
 const LEDGER_TIMEOUT_MS = 100;
 
 describe('reputation ledger: a live lookup behind a breaker', () => {
-  const prefix = `frs-caps-ledger-${process.pid}`;
+  // A prefix of its own under frs:cap, where the services' Redis users may read and write snapshots.
+  const prefix = `frs:cap:caps-ledger-${process.pid}`;
   let ledger: PrivateRedis;
   let node: ApiNode;
   let apiKey: string;

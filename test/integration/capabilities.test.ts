@@ -21,7 +21,10 @@ const SUBJECT = { ip_address: '81.2.69.142' };
 const FRESHNESS_S = 6;
 
 describe('capability snapshots: refresh, bad feeds, source outages', () => {
+  // Keys of its own inside the namespaces the services' Redis users may use: the queue under a
+  // BULLMQ_PREFIX frs-<name>, the snapshots under a CAPABILITY_KEY_PREFIX frs:cap:<name>.
   const prefix = `frs-caps-it-${process.pid}`;
+  const capPrefix = `frs:cap:caps-it-${process.pid}`;
   let feed: Awaited<ReturnType<typeof startFeedServer>>;
   const nodes: ApiNode[] = [];
   let refresher: Service;
@@ -32,7 +35,7 @@ describe('capability snapshots: refresh, bad feeds, source outages', () => {
   beforeAll(async () => {
     feed = await startFeedServer({ body: TOR_FEED });
     const env = {
-      CAPABILITY_KEY_PREFIX: prefix,
+      CAPABILITY_KEY_PREFIX: capPrefix,
       BULLMQ_PREFIX: prefix,
       FEED_TOR_EXITS: feed.url,
       FEED_TIMEOUT_MS: '500',
@@ -67,6 +70,7 @@ describe('capability snapshots: refresh, bad feeds, source outages', () => {
     await feed?.close();
     const r = redis();
     await unlinkPrefix(r, prefix);
+    await unlinkPrefix(r, capPrefix);
     r.disconnect();
   });
 
@@ -165,7 +169,7 @@ describe('capability snapshots: refresh, bad feeds, source outages', () => {
     await refresher.stop();
     const restartedAt = Date.now();
     refresher = spawnService('services/refresher/main.ts', {
-      CAPABILITY_KEY_PREFIX: prefix,
+      CAPABILITY_KEY_PREFIX: capPrefix,
       BULLMQ_PREFIX: prefix,
       FEED_TOR_EXITS: feed.url,
       CAPABILITY_REFRESH_S: 'ip_tor_exit=1',

@@ -189,7 +189,9 @@ describe('audit sink metrics and health', () => {
 });
 
 describe('refresher metrics and health', () => {
+  // Its own queue and snapshots, where the refresher's Redis user may write (frs-<name>, frs:cap:<name>).
   const prefix = `frs-ops-it-${process.pid}`;
+  const capPrefix = `frs:cap:ops-it-${process.pid}`;
   let refresher: Service;
   let url: string;
 
@@ -198,7 +200,7 @@ describe('refresher metrics and health', () => {
       'services/refresher/main.ts',
       'REFRESHER_METRICS_PORT',
       {
-        CAPABILITY_KEY_PREFIX: prefix,
+        CAPABILITY_KEY_PREFIX: capPrefix,
         BULLMQ_PREFIX: prefix,
         // One source that cannot be read: its runs fail, the others succeed.
         FEED_TOR_EXITS: `/nonexistent/${randomUUID()}.txt`,
@@ -210,6 +212,7 @@ describe('refresher metrics and health', () => {
     await refresher?.stop();
     const r = redis();
     await unlinkPrefix(r, prefix);
+    await unlinkPrefix(r, capPrefix);
     r.disconnect();
   });
 

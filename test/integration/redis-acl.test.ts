@@ -1,7 +1,8 @@
 /**
- * The Redis ACL of the compose deployment (infra/ops/redis/users.acl, rendered by the same
- * script the container runs): the API and the refresher work under their users, and neither
- * can mint API keys; a client without a password can do nothing.
+ * The Redis ACL of the compose deployment (infra/ops/redis/users.acl and explain-users.acl,
+ * rendered by the same script the containers run, default user off): on two private servers,
+ * each user can do what its service does (the real store classes, a real API node and
+ * refresher) and nothing outside its key patterns; a client without a password can do nothing.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,10 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explainKey } from '../../services/api/explain-cache.ts';
+import { KeyUsage } from '../../services/api/key-usage.ts';
+import { createLogger } from '../../shared/logger.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
-import { OrgStore } from '../../shared/orgs/store.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
+import { OrgStore } from '../../shared/orgs/store.ts';
+import { sessionKey, userByEmailKey } from '../../shared/portal/keyspace.ts';
+import { UserStore } from '../../shared/portal/users.ts';
 import { scoreCall } from '../helpers/fixtures.ts';
 import { scrape, sample } from '../helpers/metrics.ts';
 import {
@@ -27,19 +33,54 @@ import {
   type Service,
 } from '../helpers/processes.ts';
 
+const hex = () => randomBytes(16).toString('hex');
 const passwords = {
-  FRS_REDIS_API_PASSWORD: randomBytes(16).toString('hex'),
-  FRS_REDIS_REFRESHER_PASSWORD: randomBytes(16).toString('hex'),
-  FRS_REDIS_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
-  FRS_REDIS_PORTAL_PASSWORD: randomBytes(16).toString('hex'),
-  FRS_REDIS_SINK_PASSWORD: randomBytes(16).toString('hex'),
+  FRS_REDIS_API_PASSWORD: hex(),
+  FRS_REDIS_REFRESHER_PASSWORD: hex(),
+  FRS_REDIS_ADMIN_PASSWORD: hex(),
+  FRS_REDIS_PORTAL_PASSWORD: hex(),
+  FRS_REDIS_SINK_PASSWORD: hex(),
+  FRS_REDIS_EXPLAIN_PASSWORD: hex(),
+  FRS_REDIS_EXPLAIN_PORTAL_PASSWORD: hex(),
 };
+const NOPERM = /NOPERM/;
+const month = new Date().toISOString().slice(0, 7);
+
+/** A redis-server on a free port with `template` rendered as its ACL file, as the container starts it. */
+async function aclServer(dir: string, template: string): Promise<{ port: number; proc: ChildProcess }> {
+  const acl = execFileSync('sh', ['infra/ops/redis/render-acl.sh', template], {
+    env: { ...process.env, ...passwords },
+    encoding: 'utf8',
+  });
+  const file = join(dir, `${template.split('/').at(-1)}`);
+  writeFileSync(file, acl, { mode: 0o600 });
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--aclfile', file];
+  const proc = spawn('redis-server', args, { stdio: 'ignore' });
+  await waitFor(`redis with ${template}`, async () => {
+    // The health check's user may only PING: no INFO for ioredis's ready check.
+    const c = new Redis(`redis://healthcheck:any@127.0.0.1:${port}`, {
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      enableReadyCheck: false,
+    });
+    c.on('error', () => undefined); // refused until the server listens; the connect() below says so
+    try {
+      await c.connect();
+      return (await c.ping()) === 'PONG';
+    } finally {
+      c.disconnect();
+    }
+  });
+  return { port, proc };
+}
 
 describe('Redis ACL users of the compose deployment', () => {
   const dir = mkdtempSync(join(tmpdir(), 'frs-acl-'));
-  let server: ChildProcess;
+  const servers: ChildProcess[] = [];
   let port: number;
-  const url = (user: string, password: string) => `redis://${user}:${password}@127.0.0.1:${port}`;
+  let cachePort: number;
+  const url = (user: string, password: string, p = port) => `redis://${user}:${password}@127.0.0.1:${p}`;
   const apiUrl = () => url('frs-api', passwords.FRS_REDIS_API_PASSWORD);
   const clients: Redis[] = [];
   const connect = (u: string) => {
@@ -47,49 +88,31 @@ describe('Redis ACL users of the compose deployment', () => {
     clients.push(c);
     return c;
   };
+  const as = {
+    api: () => connect(apiUrl()),
+    refresher: () => connect(url('frs-refresher', passwords.FRS_REDIS_REFRESHER_PASSWORD)),
+    sink: () => connect(url('frs-sink', passwords.FRS_REDIS_SINK_PASSWORD)),
+    admin: () => connect(url('frs-admin', passwords.FRS_REDIS_ADMIN_PASSWORD)),
+    portal: () => connect(url('frs-portal', passwords.FRS_REDIS_PORTAL_PASSWORD)),
+    apiCache: () => connect(url('frs-api', passwords.FRS_REDIS_EXPLAIN_PASSWORD, cachePort)),
+    portalCache: () => connect(url('frs-portal', passwords.FRS_REDIS_EXPLAIN_PORTAL_PASSWORD, cachePort)),
+  };
   let node: ApiNode | undefined;
   let refresher: Service | undefined;
 
   beforeAll(async () => {
-    const acl = execFileSync('sh', ['infra/ops/redis/render-acl.sh', 'infra/ops/redis/users.acl'], {
-      env: { ...process.env, ...passwords },
-      encoding: 'utf8',
-    });
-    writeFileSync(join(dir, 'users.acl'), acl, { mode: 0o600 });
-    port = await freePort();
-    server = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--aclfile',
-        join(dir, 'users.acl'),
-      ],
-      { stdio: 'ignore' },
-    );
-    await waitFor('redis with the ACL file', async () => {
-      const c = new Redis(url('healthcheck', 'any'), { maxRetriesPerRequest: 0, lazyConnect: true });
-      c.on('error', () => undefined); // refused until the server listens; the connect() below says so
-      try {
-        await c.connect();
-        return (await c.ping()) === 'PONG';
-      } finally {
-        c.disconnect();
-      }
-    });
+    const durable = await aclServer(dir, 'infra/ops/redis/users.acl');
+    const cache = await aclServer(dir, 'infra/ops/redis/explain-users.acl');
+    servers.push(durable.proc, cache.proc);
+    port = durable.port;
+    cachePort = cache.port;
   });
 
   afterAll(async () => {
     await refresher?.stop();
     await node?.stop();
     for (const c of clients) c.disconnect();
-    if (server && server.exitCode === null) {
+    for (const server of servers.filter((s) => s.exitCode === null)) {
       const exited = once(server, 'exit');
       server.kill('SIGTERM');
       await exited;
@@ -97,48 +120,143 @@ describe('Redis ACL users of the compose deployment', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses a client without a password and keys written by anyone but the admin user', async () => {
-    // A raw connection, as any process on the network could open one.
-    const socket = createConnection({ host: '127.0.0.1', port });
-    await once(socket, 'connect');
-    socket.write('GET frs:org:x\r\n');
-    const [reply] = (await once(socket, 'data')) as [Buffer];
-    socket.destroy();
-    expect(reply.toString()).toMatch(/^-NOAUTH/);
+  /** An organisation and a key, made by the one user allowed to, as the admin CLI does. */
+  async function orgWithKey() {
+    const store = new OrgStore(as.admin());
+    const org = await store.createOrg({ name: 'acl-test', tier: 'verify' });
+    return { org, ...(await store.createKey(org.org_id)) };
+  }
 
-    const api = connect(apiUrl());
-    await expect(api.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(/NOPERM/);
-    await expect(api.hset('frs:org:org_x', 'tier', 'bureau')).rejects.toThrow(/NOPERM/);
-    // Snapshots are the refresher's to build: a node only reads them.
-    await expect(api.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(/NOPERM/);
-    await expect(api.get(digestKey('f'.repeat(64)))).resolves.toBeNull();
-    await expect(api.flushall()).rejects.toThrow(/NOPERM/);
-    await expect(api.config('GET', 'dir')).rejects.toThrow(/NOPERM/);
-
-    const refresherClient = connect(url('frs-refresher', passwords.FRS_REDIS_REFRESHER_PASSWORD));
-    await expect(refresherClient.get(digestKey('f'.repeat(64)))).rejects.toThrow(/NOPERM/);
-    await expect(refresherClient.set('frs:org:org_x', '1')).rejects.toThrow(/NOPERM/);
+  it('refuses a client without a password, and dangerous commands to every user', async () => {
+    for (const p of [port, cachePort]) {
+      // A raw connection, as any process on the network could open one.
+      const socket = createConnection({ host: '127.0.0.1', port: p });
+      await once(socket, 'connect');
+      socket.write('GET frs:org:x\r\n');
+      const [reply] = (await once(socket, 'data')) as [Buffer];
+      socket.destroy();
+      expect(reply.toString()).toMatch(/^-NOAUTH/);
+    }
+    for (const c of Object.values(as).map((f) => f())) {
+      await expect(c.flushall()).rejects.toThrow(NOPERM);
+      await expect(c.config('GET', 'dir')).rejects.toThrow(NOPERM);
+      await expect(c.keys('*')).rejects.toThrow(NOPERM);
+      await expect(c.call('FUNCTION', 'FLUSH')).rejects.toThrow(NOPERM);
+    }
   });
 
-  it("the sink's ledger learner records outcome reports, and can touch nothing else", async () => {
-    const sink = connect(url('frs-sink', passwords.FRS_REDIS_SINK_PASSWORD));
+  it('API nodes read keys and snapshots, write controls and key last-used times, and nothing else', async () => {
+    const { org, key_id: keyId } = await orgWithKey();
+    const api = as.api();
+    // The key replica and the hot path read organisations and digests; they cannot mint or change them.
+    expect((await new OrgStore(api).activeKeys()).some((k) => k.key.key_id === keyId)).toBe(true);
+    await expect(api.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(NOPERM);
+    await expect(api.hset(`frs:org:${org.org_id}`, 'tier', 'bureau')).rejects.toThrow(NOPERM);
+    await expect(api.sadd(`frs:org:${org.org_id}:keys`, 'key_x')).rejects.toThrow(NOPERM);
+    // Key last-used times (the portal's Keys page): the API's KeyUsage flushes them, ZADD GT.
+    const usage = new KeyUsage(api, createLogger('test', 'silent'));
+    usage.touch(org.org_id, keyId, 1_234);
+    await usage.flush();
+    // Read back by the portal, which shows them.
+    expect(await new OrgStore(as.portal()).keysLastUsed(org.org_id)).toEqual(new Map([[keyId, 1_234]]));
+    // Snapshots and the ledger are read, built only by the refresher and the sink.
+    await expect(api.get('frs:cap:current:ip_tor_exit')).resolves.toBeNull();
+    await expect(api.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(NOPERM);
+    await expect(api.hmget('frs:cap:ledger-votes:abc', 'org_a')).resolves.toEqual([null]);
+    await expect(api.hset('frs:cap:ledger-votes:abc', 'org_a', '1')).rejects.toThrow(NOPERM);
+    // The outcome reports the ledger used to keep are gone from the rules.
+    await expect(api.hmget('frs:cap:ledger-reports:counts', 'abc')).rejects.toThrow(NOPERM);
+    // Portal data, and the queue of the refresher, are not the API's.
+    await expect(api.get(sessionKey('s'))).rejects.toThrow(NOPERM);
+    await expect(api.get(userByEmailKey('a@b.example'))).rejects.toThrow(NOPERM);
+    await expect(api.lrange('frs:refresher:wait', 0, -1)).rejects.toThrow(NOPERM);
+    await expect(api.publish('frs:cap:announce', 'ip_tor_exit')).rejects.toThrow(NOPERM);
+  });
+
+  it('the portal manages its organisation’s keys and its own data, and nothing else', async () => {
+    const { org } = await orgWithKey();
+    const users = new UserStore(as.admin());
+    const { user, setupToken } = await users.create(org.org_id, `staff-${hex()}@example.test`);
+    const portal = as.portal();
+    const store = new OrgStore(portal);
+    // Sign-up, the Keys page (create, list with last-used times, revoke) and the usage panel.
+    expect(await new UserStore(portal).completeSetup(setupToken, 'correct horse battery')).toMatchObject({
+      user_id: user.user_id,
+    });
+    const created = await store.createKey(org.org_id, 'from the portal');
+    expect((await store.listKeys(org.org_id)).map((k) => k.key_id)).toContain(created.key_id);
+    await expect(store.keysLastUsed(org.org_id)).resolves.toEqual(new Map());
+    await expect(store.revokeKey(created.key_id)).resolves.toBe(true);
+    await expect(store.creditsUsed(org.org_id)).resolves.toMatchObject({ used: 0 });
+    await portal.set(sessionKey('s'), '{}', 'EX', 60);
+    await portal.lpush(`frs:portal:recent:${org.org_id}`, '{}');
+    // Credits are read for the usage panel, never written; rate windows and idempotency entries are not its.
+    await expect(portal.incr(`frs:credits:{${org.org_id}}:${month}`)).rejects.toThrow(NOPERM);
+    await expect(portal.get(`frs:rl:{${org.org_id}}:1`)).rejects.toThrow(NOPERM);
+    await expect(portal.hgetall(`frs:idem:{${org.org_id}}:abc`)).rejects.toThrow(NOPERM);
+    // Organisations and portal users are the admin CLI's to create or change.
+    await expect(portal.hset(`frs:org:${org.org_id}`, 'tier', 'bureau')).rejects.toThrow(NOPERM);
+    await expect(portal.set(userByEmailKey('new@example.test'), 'usr_x')).rejects.toThrow(NOPERM);
+    await expect(portal.publish('frs:orgs:changed', org.org_id)).rejects.toThrow(NOPERM);
+    // No snapshot, ledger or queue key.
+    await expect(portal.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(NOPERM);
+    await expect(portal.get('frs:cap:current:ip_tor_exit')).rejects.toThrow(NOPERM);
+    await expect(portal.hset('frs:cap:ledger-votes:abc', 'org_a', '1')).rejects.toThrow(NOPERM);
+    await expect(portal.lrange('frs:refresher:wait', 0, -1)).rejects.toThrow(NOPERM);
+  });
+
+  it("the sink's ledger learner writes outcome votes and quotas, and can touch nothing else", async () => {
+    const sink = as.sink();
+    // The learner's own scripts: the month's allowance, then a vote (with its expiry).
     const votes = new LedgerVotes(sink, 'frs:cap', 10);
     await expect(votes.takeAllowance('org_a', Date.now(), 1)).resolves.toBe(true);
-    await expect(
-      votes.vote('0'.repeat(32), { orgId: 'org_a', outcomeId: newOutcomeId(), state: 't' }, 'report'),
-    ).resolves.toBe(true);
-    await expect(sink.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(/NOPERM/);
-    await expect(sink.get('frs:org:org_x')).rejects.toThrow(/NOPERM/);
-    await expect(sink.set('frs:cap:ip_tor_exit:current', 'x')).rejects.toThrow(/NOPERM/);
+    const vote = { orgId: 'org_a', outcomeId: newOutcomeId(), state: 't' as const };
+    await expect(votes.vote('0'.repeat(32), vote, 'report')).resolves.toBe(true);
+    await expect(votes.vote('0'.repeat(32), { ...vote, state: 'w' }, 'withdraw')).resolves.toBe(true);
+    await expect(sink.hset('frs:cap:ledger-reports:counts', 'abc', '1')).rejects.toThrow(NOPERM);
+    await expect(sink.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(NOPERM);
+    await expect(sink.get('frs:org:org_x')).rejects.toThrow(NOPERM);
+    await expect(sink.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(NOPERM);
+    await expect(sink.hset('frs:cap:ledger:v1', 'abc', '1')).rejects.toThrow(NOPERM);
   });
 
-  it('the API node scores with a key the admin user made, and the refresher runs its jobs', async () => {
-    const store = new OrgStore(connect(url('frs-admin', passwords.FRS_REDIS_ADMIN_PASSWORD)));
-    const org = await store.createOrg({ name: 'acl-test', tier: 'verify' });
-    const { api_key: apiKey } = await store.createKey(org.org_id);
+  it('the refresher and the admin CLI stay inside their keys', async () => {
+    const refresherClient = as.refresher();
+    await expect(refresherClient.get(digestKey('f'.repeat(64)))).rejects.toThrow(NOPERM);
+    await expect(refresherClient.set('frs:org:org_x', '1')).rejects.toThrow(NOPERM);
+    await expect(refresherClient.hset('frs:cap:ledger-votes:abc', 'org_a', '1')).rejects.toThrow(NOPERM);
+    // BullMQ's command set applies to the queue's keys only, and lists no other keys.
+    await refresherClient.lpush('frs:refresher:acl-probe', 'x');
+    await expect(refresherClient.lpush('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(NOPERM);
+    await expect(refresherClient.lpush('frs:org:org_x:keys', 'x')).rejects.toThrow(NOPERM);
+    await expect(refresherClient.scan('0')).rejects.toThrow(NOPERM);
 
-    // The default prefixes: the ACL grants exactly those.
-    node = await startApi({ REDIS_URL: apiUrl(), NODE_ID: `acl-${port}` });
+    const admin = as.admin();
+    await expect(admin.incr(`frs:credits:{org_x}:${month}`)).rejects.toThrow(NOPERM);
+    await expect(admin.get(sessionKey('s'))).rejects.toThrow(NOPERM);
+    await expect(admin.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(NOPERM);
+  });
+
+  it('on the cache server, API nodes keep explain copies and recent-score indexes; the portal only reads copies', async () => {
+    const apiCache = as.apiCache();
+    await apiCache.set(explainKey('org_a', 'sc_1'), '{}', 'EX', 60);
+    await apiCache.zadd('frs:recent:org_a', Date.now(), 'sc_1');
+    await expect(apiCache.set('frs:org:org_a', 'x')).rejects.toThrow(NOPERM);
+    const portalCache = as.portalCache();
+    await expect(portalCache.get(explainKey('org_a', 'sc_1'))).resolves.toBe('{}');
+    await expect(portalCache.set(explainKey('org_a', 'sc_2'), '{}')).rejects.toThrow(NOPERM);
+    await expect(portalCache.zrange('frs:recent:org_a', '0', '-1')).rejects.toThrow(NOPERM);
+  });
+
+  it('a real API node scores and writes last-used times, and the refresher runs its jobs, each as its user', async () => {
+    const { org, key_id: keyId, api_key: apiKey } = await orgWithKey();
+    // The default prefixes: the ACL grants exactly those. The explain copies go to the cache server.
+    node = await startApi({
+      REDIS_URL: apiUrl(),
+      EXPLAIN_REDIS_URL: url('frs-api', passwords.FRS_REDIS_EXPLAIN_PASSWORD, cachePort),
+      NODE_ID: `acl-${port}`,
+      KEY_USAGE_FLUSH_S: '0.2',
+    });
     // With an Idempotency-Key: the controls script writes the entry and the day's count too.
     const res = await scoreCall(
       node.url,
@@ -155,6 +273,8 @@ describe('Redis ACL users of the compose deployment', () => {
     );
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const portal = new OrgStore(as.portal());
+    await waitFor('the key’s last-used time', async () => (await portal.keysLastUsed(org.org_id)).has(keyId));
 
     const metricsPort = await freePort();
     refresher = spawnService('services/refresher/main.ts', {
@@ -174,7 +294,7 @@ describe('Redis ACL users of the compose deployment', () => {
     );
     expect(sample(m, 'frs_refresher_failures_total', { task: 'ip_tor_exit' })).toBe(0);
     expect((await fetch(`${refresherUrl}/readyz`)).status).toBe(200);
-    expect(refresher.output()).not.toMatch(/NOPERM/);
-    expect(node.output()).not.toMatch(/NOPERM/);
+    expect(refresher.output()).not.toMatch(NOPERM);
+    expect(node.output()).not.toMatch(NOPERM);
   });
 });

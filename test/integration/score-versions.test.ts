@@ -10,7 +10,7 @@ import { bandFor, gateBand } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 import { clickhouse, explainRedis, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { serviceEnv, startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 
 const run = promisify(execFile);
 /** A version state of this test's own, so nothing else's default changes. */
@@ -21,7 +21,7 @@ const SUBJECT = { phone_number: '+449012345678', ip_address: '146.70.1.1' };
 async function adminVersion(...args: string[]): Promise<{ code: number; out: string }> {
   try {
     const { stdout } = await run(process.execPath, ['services/admin/cli.ts', 'version', ...args], {
-      env: { ...process.env, SCORE_VERSION_KEY: KEY },
+      env: serviceEnv('services/admin/cli.ts', { SCORE_VERSION_KEY: KEY }),
     });
     return { code: 0, out: stdout };
   } catch (err) {

@@ -26,7 +26,8 @@ describe('every service stops within its deadline, whatever is unreachable', () 
     const svc = spawnService('services/refresher/main.ts', {
       LOG_LEVEL: 'info',
       REDIS_URL: redis.url,
-      BULLMQ_PREFIX: `deadline${Date.now()}`,
+      // A queue of its own where the refresher's Redis user may write (BULLMQ_PREFIX frs-<name>).
+      BULLMQ_PREFIX: `frs-deadline${Date.now()}`,
       CLICKHOUSE_URL: await deadUrl('http'),
     });
     try {
@@ -72,7 +73,7 @@ describe('every service stops within its deadline, whatever is unreachable', () 
       KAFKA_BROKERS: `127.0.0.1:${await freePort()}`,
       CLICKHOUSE_URL: await deadUrl('http'),
       EXPLAIN_REDIS_URL: await deadUrl('redis'),
-      CAPABILITY_KEY_PREFIX: `frs:deadline${Date.now()}`,
+      CAPABILITY_KEY_PREFIX: `frs:cap:deadline${Date.now()}`,
     });
     try {
       await waitFor('api listening', async () => svc.output().includes('api listening'), 60_000);

@@ -59,7 +59,9 @@ describe('PromQL checker', () => {
 });
 
 describe('alert rules and dashboard against the services', () => {
+  // Its own queue and snapshots, where the services' Redis users may go (frs-<name>, frs:cap:<name>).
   const prefix = `frs-rules-it-${process.pid}`;
+  const capPrefix = `frs:cap:rules-it-${process.pid}`;
   const services: Service[] = [];
   /** job name of prometheus.yml -> series that service exports. */
   const exported = new Map<string, Set<string>>();
@@ -86,14 +88,14 @@ describe('alert rules and dashboard against the services', () => {
     // /metrics answers as soon as each process listens; nothing needs to be ready.
     await Promise.all([
       start('frs-api', 'services/api/main.ts', 'PORT', {
-        CAPABILITY_KEY_PREFIX: prefix,
+        CAPABILITY_KEY_PREFIX: capPrefix,
         NODE_ID: `rules-${randomUUID()}`,
       }),
       start('frs-audit-sink', 'services/audit-sink/main.ts', 'AUDIT_SINK_METRICS_PORT', {
         AUDIT_SINK_GROUP: `frs-test-rules-${randomUUID()}`,
       }),
       start('frs-refresher', 'services/refresher/main.ts', 'REFRESHER_METRICS_PORT', {
-        CAPABILITY_KEY_PREFIX: prefix,
+        CAPABILITY_KEY_PREFIX: capPrefix,
         BULLMQ_PREFIX: prefix,
       }),
     ]);
@@ -103,6 +105,7 @@ describe('alert rules and dashboard against the services', () => {
     await Promise.all(services.map((s) => s.stop('SIGKILL')));
     const r = redis();
     await unlinkPrefix(r, prefix);
+    await unlinkPrefix(r, capPrefix);
     r.disconnect();
   });
 

@@ -3,10 +3,14 @@
  * structurally (no Docker engine or compose CLI here; docs/deployment.md says how the file was
  * validated with compose-go): every service restarts and has a health check, no secret is
  * written in the file, images are pinned, the Node image is the Node of package.json, Redis has
- * the 2024-2025 Lua fixes, and each service's environment is one its config accepts.
+ * the 2024-2025 Lua fixes, Kafka listens only with SASL over TLS, and each service's environment
+ * is one its config accepts.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { loadConfig } from '../../shared/config.ts';
@@ -18,7 +22,7 @@ interface Service {
   profiles?: string[];
   healthcheck?: { test?: unknown; disable?: boolean };
   environment?: Record<string, string | number>;
-  volumes?: (string | { source: string })[];
+  volumes?: (string | { source: string; target: string; bind?: { create_host_path?: boolean } })[];
   depends_on?: Record<string, { condition: string }>;
 }
 
@@ -37,6 +41,22 @@ function environmentOf(svc: Service, values: Record<string, string>): Record<str
   );
 }
 
+/** Host path -> container path of a service's bind mounts (short or long syntax). */
+function mounts(svc: Service): Map<string, string> {
+  return new Map(
+    (svc.volumes ?? [])
+      .map((v) => (typeof v === 'string' ? { source: v.split(':')[0]!, target: v.split(':')[1]! } : v))
+      .filter((v) => v.source.startsWith('./'))
+      .map((v) => [v.source, v.target]),
+  );
+}
+
+/** What infra/ops/kafka/make-ca.sh writes (git-ignored, so absent from a checkout), made once here. */
+const TLS_DIR = './infra/ops/kafka/tls/';
+const tlsOut = mkdtempSync(join(tmpdir(), 'frs-compose-tls-'));
+execFileSync('sh', ['infra/ops/kafka/make-ca.sh', tlsOut], { stdio: 'ignore' });
+const madeByScript = new Set(readdirSync(tlsOut));
+
 /** One-shot jobs: something waits for them to complete, or they never restart. */
 const oneShots = new Set(
   services
@@ -51,6 +71,8 @@ const oneShots = new Set(
 );
 
 describe('docker-compose.yml', () => {
+  afterAll(() => rmSync(tlsOut, { recursive: true, force: true }));
+
   it('gives every service a restart policy and a health check (one-shot jobs may disable it)', () => {
     expect(services.length).toBeGreaterThanOrEqual(12);
     for (const [name, svc] of services) {
@@ -120,31 +142,82 @@ describe('docker-compose.yml', () => {
     for (const [name, svc] of services) {
       for (const v of svc.volumes ?? []) {
         const source = typeof v === 'string' ? v.split(':')[0]! : v.source;
-        // Output folders (./loadtest/results) are created by compose; configuration must exist.
-        if (source.startsWith('./infra/')) expect(existsSync(source), `${name}: ${source}`).toBe(true);
+        // Output folders (./loadtest/results) are created by compose; configuration must exist,
+        // or be what make-ca.sh writes (the operator runs it first; its output is git-ignored).
+        if (source.startsWith(TLS_DIR)) {
+          expect(madeByScript.has(source.slice(TLS_DIR.length)), `${name}: ${source}`).toBe(true);
+          // Missing (make-ca.sh not run yet): compose must refuse, not mount an empty directory.
+          expect(typeof v !== 'string' && v.bind?.create_host_path, `${name}: ${source}`).toBe(false);
+          expect(source, `${name}: the CA's private key stays on the host`).not.toMatch(/ca\.key$/);
+        } else if (source.startsWith('./infra/')) expect(existsSync(source), `${name}: ${source}`).toBe(true);
       }
     }
     for (const name of ['prometheus', 'grafana']) expect(compose.services[name]?.profiles).toEqual(['ops']);
+  });
+
+  it('runs the Kafka listener with SASL over TLS only, the key store from make-ca.sh', () => {
+    const env = compose.services.kafka!.environment!;
+    const listeners = String(env.KAFKA_LISTENERS).split(',');
+    expect(listeners).toContain('SASL_SSL://:9092');
+    // The one other listener is the controller's, on the container's loopback.
+    expect(listeners.filter((l) => !l.startsWith('SASL_SSL://'))).toEqual(['CONTROLLER://127.0.0.1:9093']);
+    expect(env.KAFKA_ADVERTISED_LISTENERS).toBe('SASL_SSL://kafka:9092');
+    expect(String(env.KAFKA_LISTENER_SECURITY_PROTOCOL_MAP).split(',').sort()).toEqual([
+      'CONTROLLER:PLAINTEXT',
+      'SASL_SSL:SASL_SSL',
+    ]);
+    expect(env.KAFKA_INTER_BROKER_LISTENER_NAME).toBe('SASL_SSL');
+    expect(raw).not.toMatch(/SASL_PLAINTEXT/);
+    // The image's start script reads these files from /etc/kafka/secrets: each must be mounted
+    // there, from make-ca.sh's output.
+    const secrets = new Map([...mounts(compose.services.kafka!)].map(([host, ctr]) => [ctr, host]));
+    for (const v of [
+      'KAFKA_SSL_KEYSTORE_FILENAME',
+      'KAFKA_SSL_KEYSTORE_CREDENTIALS',
+      'KAFKA_SSL_KEY_CREDENTIALS',
+    ]) {
+      const host = secrets.get(`/etc/kafka/secrets/${String(env[v])}`);
+      expect(host, v).toBeDefined();
+      expect(madeByScript.has(basename(host!)), v).toBe(true);
+    }
+    expect(secrets.get(String(env.KAFKA_SSL_TRUSTSTORE_LOCATION))).toBe(`${TLS_DIR}ca.crt`);
+    expect(env.KAFKA_LISTENER_NAME_SASL__SSL_PLAIN_SASL_JAAS_CONFIG).toBeDefined();
+    // The image refuses a SASL listener without KAFKA_OPTS.
+    expect(env.KAFKA_OPTS).toBeDefined();
   });
 
   it("gives each service an environment its config accepts, with its own users' credentials", () => {
     const values = Object.fromEntries(
       [...raw.matchAll(INTERPOLATION)].map((m) => [m[1]!, `${m[1]!.toLowerCase()}x`]),
     );
-    const users: Record<string, { redis?: string; kafka?: string; clickhouse?: string }> = {
-      'api-1': { redis: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
-      'api-2': { redis: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
-      'audit-sink': { kafka: 'frs-sink', clickhouse: 'frs_sink' },
+    // `explain`: the user on the cache Redis; a service without one is given no credentials for it.
+    const users: Record<string, { redis?: string; explain?: string; kafka?: string; clickhouse?: string }> = {
+      'api-1': { redis: 'frs-api', explain: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
+      'api-2': { redis: 'frs-api', explain: 'frs-api', kafka: 'frs-api', clickhouse: 'frs_api' },
+      'audit-sink': { redis: 'frs-sink', kafka: 'frs-sink', clickhouse: 'frs_sink' },
       refresher: { redis: 'frs-refresher', clickhouse: 'frs_refresher' },
       setup: { kafka: 'admin', clickhouse: 'frs_admin' },
       admin: { redis: 'frs-admin', kafka: 'admin' },
-      portal: { redis: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
+      portal: { redis: 'frs-portal', explain: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
     };
     for (const [name, expected] of Object.entries(users)) {
-      const cfg = loadConfig(environmentOf(compose.services[name]!, values));
+      const svc = compose.services[name]!;
+      const cfg = loadConfig(environmentOf(svc, values));
       if (expected.redis) expect(new URL(cfg.REDIS_URL).username, name).toBe(expected.redis);
+      expect(new URL(cfg.EXPLAIN_REDIS_URL).username, `${name} on the cache Redis`).toBe(
+        expected.explain ?? '',
+      );
       if (expected.clickhouse) expect(new URL(cfg.CLICKHOUSE_URL).username, name).toBe(expected.clickhouse);
-      const sasl = kafkaSecurity(cfg).sasl as { username?: string } | undefined;
+      // Kafka clients verify the broker with the deployment's CA, mounted where their config says.
+      if (expected.kafka) {
+        expect(cfg.KAFKA_SSL, name).toBe(true);
+        const ca = [...mounts(svc)].find(([, ctr]) => ctr === cfg.KAFKA_SSL_CA_FILE)?.[0];
+        expect(ca, `${name}: KAFKA_SSL_CA_FILE mounted`).toBe(`${TLS_DIR}ca.crt`);
+        const security = kafkaSecurity({ ...cfg, KAFKA_SSL_CA_FILE: join(tlsOut, 'ca.crt') });
+        expect(security.ssl, name).toMatchObject({ ca: [readFileSync(join(tlsOut, 'ca.crt'), 'utf8')] });
+      }
+      const sasl = kafkaSecurity({ ...cfg, KAFKA_SSL: false, KAFKA_SSL_CA_FILE: undefined }).sasl as
+        { username?: string } | undefined;
       expect(sasl?.username, name).toBe(expected.kafka);
     }
   });
