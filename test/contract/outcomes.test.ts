@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
+import { OUTCOME_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { explainKey } from '../../services/api/explain-cache.ts';
+import { RECENT_BUCKET_MS, recentScoresKey } from '../../services/api/recent-scores.ts';
 import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { sleep, waitFor } from '../helpers/wait.ts';
 import { startNode, TestClock } from '../helpers/in-process.ts';
@@ -134,17 +135,20 @@ describe('POST /v1/outcomes', () => {
     );
   });
 
-  it('waits briefly for the copy of a score made moments ago instead of a 404', async () => {
+  it('waits briefly for the index entry of a score made moments ago instead of a 404', async () => {
     const cache = explainRedis();
     try {
       const id = await scoreId(h.callers.assess.apiKey);
-      // The copy is written off the hot path; take it away as if it had not landed yet.
-      const key = explainKey(h.callers.assess.orgId, id);
-      const copy = await waitFor('the explain copy', () => cache.get(key));
-      await cache.del(key);
+      // The entry is written without waiting for Redis: take it (and the explain copy, which would
+      // answer too) away as if another node had not written them yet.
+      const key = recentScoresKey(h.callers.assess.orgId, Math.floor(scoreIdTime(id)! / RECENT_BUCKET_MS));
+      const entry = await waitFor('the index entry', () => cache.hget(key, id));
+      await cache.del(explainKey(h.callers.assess.orgId, id));
+      await cache.hdel(key, id);
       const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
-      await sleep(300); // the copy lands late, while the outcome is being recorded
-      await cache.set(key, copy, 'EX', 60);
+      await sleep(300); // the entry lands late, while the outcome is being recorded
+      // The bucket may have been emptied (and removed) by the HDEL: put its expiry back too.
+      await cache.multi().hset(key, id, entry).expire(key, 60).exec();
       expect((await reported).status).toBe(202);
     } finally {
       cache.disconnect();
