@@ -706,6 +706,7 @@ export interface operations {
       422: components['responses']['ValidationFailed'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
+      503: components['responses']['HistoryUnavailable'];
     };
   };
   explain: {
