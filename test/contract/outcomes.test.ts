@@ -15,6 +15,15 @@ import { documentValidator, servedDocument, startHarness, type Harness, type Ope
  */
 const freshNumber = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
 
+/** Now, `n` calendar months back, written with the UTC offset `offset` (the instant is the same). */
+function monthsAgo(n: number, offset: '+01:00' | 'Z' = 'Z'): string {
+  const d = new Date();
+  d.setUTCMonth(d.getUTCMonth() - n);
+  if (offset === 'Z') return d.toISOString();
+  const local = new Date(d.getTime() + 3_600_000).toISOString();
+  return `${local.slice(0, 19)}${offset}`;
+}
+
 /** POST /v1/outcomes: validation, 404 on others' scores, Idempotency-Key, its own rate window, never billed. */
 describe('POST /v1/outcomes', () => {
   let h: Harness;
@@ -56,7 +65,7 @@ describe('POST /v1/outcomes', () => {
         {
           subject: { phone_number: freshNumber() },
           outcome: 'suspected_fraud',
-          occurred_at: '2026-01-02T03:04:05+01:00',
+          occurred_at: monthsAgo(12, '+01:00'),
         },
       ]) {
         const before = Date.now();
@@ -115,6 +124,25 @@ describe('POST /v1/outcomes', () => {
     expect((await report(h.callers.assess.apiKey, '{"outcome":')).status).toBe(400);
     expect((await report('frs_live_nope', { outcome: 'not_fraud' })).status).toBe(401);
     expect((await fetch(`${h.api.url}/v1/outcomes`)).status).toBe(405);
+  });
+
+  it('422s an occurred_at more than 13 months ago, however far back, and accepts 12 months ago', async () => {
+    const body = (occurred_at: string) => ({
+      subject: { phone_number: freshNumber() },
+      outcome: 'suspected_fraud',
+      occurred_at,
+    });
+    for (const occurredAt of ['1969-12-31T23:59:59Z', '2001-01-01T00:00:00Z', monthsAgo(14)]) {
+      const res = await report(h.callers.assess.apiKey, body(occurredAt));
+      expect(res.status, occurredAt).toBe(422);
+      const json = (await res.json()) as { errors: { code: string; field?: string; message: string }[] };
+      expect(
+        json.errors.map((e) => [e.code, e.field]),
+        occurredAt,
+      ).toEqual([['E_VALIDATION', 'occurred_at']]);
+      expect(json.errors[0]!.message).toMatch(/13 months/);
+    }
+    expect((await report(h.callers.assess.apiKey, body(monthsAgo(12)))).status).toBe(202);
   });
 
   it('404s a score of another organisation, an unknown score, and a score id past retention', async () => {
