@@ -5,7 +5,7 @@ import { MAX_PENDING_COPIES } from './explain-cache.ts';
 
 /**
  * How long an entry is kept, at least: the audit pipeline's normal lag is about a second (p99
- * 1.7 s, docs/data.md), and a score older than this is looked up in ClickHouse; the same 15
+ * under 2 s, docs/data.md), and a score older than this is looked up in ClickHouse; the same 15
  * minutes as the explain copies, so a short Kafka or ClickHouse outage is covered as well.
  */
 export const RECENT_TTL_SECONDS = 15 * 60;
@@ -82,14 +82,15 @@ export class RecentScores {
     const bucket = this.bucketOf(entry.scored_at_ms);
     const key = recentScoresKey(orgId, bucket);
     const { phone_number = '', ip_address = '' } = entry.subject;
-    const failed = (err: unknown) => {
-      // The error text only: a reply never carries the entry, and the entry is personal data.
-      if (this.skipped++ % 1000 === 0)
-        this.log.warn({ err: String(err) }, 'recent score entry not written to redis');
-    };
-    this.redis.hset(key, scoreId, `${entry.scored_at_ms}|${phone_number}|${ip_address}`).catch(failed);
-    this.redis.pexpireat(key, (bucket + 1) * this.bucketMs + this.ttlMs).catch(failed);
+    this.redis.hset(key, scoreId, `${entry.scored_at_ms}|${phone_number}|${ip_address}`).catch(this.failed);
+    this.redis.pexpireat(key, (bucket + 1) * this.bucketMs + this.ttlMs).catch(this.failed);
   }
+
+  /** The error text only: a Redis error never carries the entry, which is personal data. */
+  private readonly failed = (err: unknown): void => {
+    if (this.skipped++ % 1000 === 0)
+      this.log.warn({ err: String(err) }, 'recent score entry not written to redis');
+  };
 
   /** The entry of a score of this organisation, or null when absent, expired, or Redis is unavailable. */
   async get(orgId: string, scoreId: string): Promise<ScoredSubject | null> {
