@@ -216,7 +216,7 @@ export interface components {
           outcome: 'confirmed_fraud' | 'chargeback' | 'suspected_fraud' | 'spam_or_abuse' | 'not_fraud';
           /**
            * Format: date-time
-           * @description When it happened (RFC 3339); not in the future. Defaults to when it was received.
+           * @description When it happened (RFC 3339): within the last 13 months and not in the future (a caller clock up to a minute ahead is tolerated); outside that, 422. Defaults to when it was received.
            * @example 2026-11-20T14:03:00Z
            */
           occurred_at?: string;
@@ -708,6 +708,7 @@ export interface operations {
       422: components['responses']['ValidationFailed'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
+      503: components['responses']['HistoryUnavailable'];
     };
   };
   explain: {

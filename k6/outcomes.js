@@ -1,7 +1,8 @@
 // Scoring and outcome reports together, per tier: every iteration scores a subject and reports
 // an outcome about the score it got back, at 80 % of the tier's rate. Outcomes are rate-limited
 // in a window of their own, so both streams run at that rate side by side and nothing should be
-// refused; the report's latency includes finding the fresh score (the explain copy in Redis).
+// refused; the report's latency includes finding the fresh score (its entry in the recent-score
+// index on the cache Redis, written for every score whatever the explain-copy share).
 // Only suspected_fraud and not_fraud are reported: a load test must not teach the reputation
 // ledger that the benchmark's subjects are fraud (that would change later runs' scores).
 import {

@@ -17,6 +17,7 @@ describe('API metrics of the audit publisher', () => {
       auditDepth: () => 0,
       audit: () => counters,
       explainCopiesSkipped: () => 0,
+      recentScoresSkipped: () => 0,
     });
     const first = await metrics.registry.metrics();
     expect(first).toMatch(/^# TYPE frs_audit_records_sent_total counter$/m);

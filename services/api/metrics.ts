@@ -15,6 +15,8 @@ export interface MetricsSources {
   audit: () => AuditCounters;
   /** Explain copies not written since start (cache server down, stalled, or erroring). */
   explainCopiesSkipped: () => number;
+  /** Recent-score index entries not written since start (cache server down, stalled, or erroring). */
+  recentScoresSkipped: () => number;
 }
 
 const STATUS_VALUE = { ok: 0, degraded: 1, unavailable: 2 } as const;
@@ -138,6 +140,14 @@ export class ApiMetrics {
       registers,
       collect() {
         this.set(sources.explainCopiesSkipped());
+      },
+    });
+    new Gauge({
+      name: 'frs_recent_scores_skipped',
+      help: 'Recent-score index entries not written to the cache server since start; outcomes on those scores fall back to the explain copy, then ClickHouse',
+      registers,
+      collect() {
+        this.set(sources.recentScoresSkipped());
       },
     });
   }

@@ -38,6 +38,7 @@ import { KeyUsage } from './key-usage.ts';
 import { drainHttpServer } from './http/drain.ts';
 import { ApiMetrics } from './metrics.ts';
 import { OutcomeRecorder } from './outcome-recorder.ts';
+import { RecentScores } from './recent-scores.ts';
 import { registerRedisMemory } from './redis-memory.ts';
 import { Scorer } from './scorer.ts';
 import { warmUpScorePath } from './warm-up.ts';
@@ -89,7 +90,8 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     // the hot path's commands, and a subscribed connection can do nothing else.
     const redisSnapshots = redisClient('snap', cfg.REDIS_URL, false);
     const redisSnapshotSub = redisClient('snapsub', cfg.REDIS_URL, false);
-    // Explain copies go to a cache server of their own: disposable, memory-bounded, never persisted.
+    // Explain copies and the recent-score index go to a cache server of their own: disposable,
+    // memory-bounded, never persisted.
     const redisExplain = redisClient('explain', cfg.EXPLAIN_REDIS_URL, true);
     // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout. On
     // the main Redis it shares the hot connection, whose auto-pipeline then sends a request's
@@ -134,6 +136,8 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
     );
     await Promise.all([audit.start(), outcomesAudit.start()]);
     const explainCache = new ExplainCache(redisExplain, log, undefined, cfg.EXPLAIN_COPIES_PER_ORG_S);
+    // What an outcome by score_id needs of every fresh score, apart from the capped explain copies.
+    const recentScores = new RecentScores(redisExplain, log);
 
     const store = new SnapshotStore(redisSnapshots, cfg.CAPABILITY_KEY_PREFIX, redisLedger);
     const ledger = resources.add(
@@ -191,6 +195,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       audit: () => audit.counters(),
       // Skipped copies: the cache server down or stalled, or the organisation over its share.
       explainCopiesSkipped: () => explainCache.failed + explainCache.overShare,
+      recentScoresSkipped: () => recentScores.skipped,
     });
     registerRedisMemory(metrics.registry, { durable: redisBg, explain: redisExplain });
 
@@ -251,6 +256,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
           : NO_CONTROLS,
       scorer: new Scorer({
         ...scorerDeps,
+        remember: (orgId, scoreId, entry) => recentScores.put(orgId, scoreId, entry),
         publish: (scoreId, recordJson, orgId) => {
           explainCache.put(orgId, scoreId, recordJson);
           return audit.publish(scoreId, recordJson);
@@ -263,7 +269,8 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         publish: (outcomeId, recordJson) => outcomesAudit.publish(outcomeId, recordJson),
         history,
         lookups,
-        recent: explainCache,
+        index: recentScores,
+        copies: explainCache,
       }),
       ready: () => auth.ready && snapshots.ready && warmedUp,
       capabilities: health,

@@ -2,11 +2,11 @@ import type { OutcomeAccepted, OutcomeRequest } from '../../shared/contract/outc
 import { newOutcomeId } from '../../shared/ids.ts';
 import { OUTCOME_RECORD_VERSION, type OutcomeRecord } from '../../shared/outcomes/record.ts';
 import type { Principal } from './auth.ts';
-import { findOwnScore, type ScoreLookupDeps } from './score-lookup.ts';
+import { findScoredSubject, type ScoreLookupDeps } from './score-lookup.ts';
 
 /**
- * How long a report may wait for the copy of a score made moments ago (see findOwnScore): a
- * chargeback sent right after the 200 must not be told the score does not exist.
+ * How long a report may wait for the index entry of a score made moments ago on another node (see
+ * findScoredSubject): a chargeback sent right after the 200 must not be told the score does not exist.
  */
 const RECENT_GRACE_MS = 2_000;
 
@@ -32,8 +32,9 @@ export class OutcomeRecorder {
     const orgId = principal.org.org_id;
     let subject: OutcomeRecord['subject'] = req.subject ?? {};
     if (req.score_id !== undefined) {
-      const stored = await findOwnScore(this.deps, orgId, req.score_id, { recentGraceMs: RECENT_GRACE_MS });
-      subject = pickSubject(stored.request.subject);
+      ({ subject } = await findScoredSubject(this.deps, orgId, req.score_id, {
+        recentGraceMs: RECENT_GRACE_MS,
+      }));
     }
     const nowMs = Date.now();
     const outcomeId = newOutcomeId(nowMs);
@@ -55,13 +56,4 @@ export class OutcomeRecorder {
     const accepted: OutcomeAccepted = { outcome_id: outcomeId, received_at: new Date(nowMs).toISOString() };
     return JSON.stringify(accepted);
   }
-}
-
-/** The subject fields of a stored score's request (validated when it was scored). */
-function pickSubject(value: unknown): OutcomeRecord['subject'] {
-  const s = (value ?? {}) as Record<string, unknown>;
-  return {
-    ...(typeof s.phone_number === 'string' ? { phone_number: s.phone_number } : {}),
-    ...(typeof s.ip_address === 'string' ? { ip_address: s.ip_address } : {}),
-  };
 }

@@ -3,28 +3,51 @@ import { ApiError } from '../../shared/contract/errors.ts';
 import { SCORE_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
 import type { ExplainCache } from './explain-cache.ts';
 import type { HistoryLookups } from './history-lookups.ts';
+import type { RecentScores, ScoredSubject } from './recent-scores.ts';
 
 export interface ScoreLookupDeps {
   history: ScoreHistory;
   /** Bounds the ClickHouse lookups of a cache miss, per node and per organisation. */
   lookups: HistoryLookups;
-  /** Recent scores, so a score is found before the audit pipeline reached ClickHouse. */
-  recent: Pick<ExplainCache, 'get'>;
+  /** Every score of the last 15 minutes, whatever the explain-copy share let through. */
+  index: Pick<RecentScores, 'get'>;
+  /** The explain copies: they hold the subject too, for a score whose index entry was not written. */
+  copies: Pick<ExplainCache, 'get'>;
 }
 
 const notFound = (id: string) =>
   new ApiError(404, { code: 'E_SCORE_NOT_FOUND', message: `no score ${id} for this organisation` });
 
+/** The subject fields of a stored score's request (validated when it was scored). */
+function scoredSubject(stored: StoredScore): ScoredSubject {
+  const s = (stored.request.subject ?? {}) as Record<string, unknown>;
+  return {
+    scored_at_ms: stored.scored_at_ms,
+    subject: {
+      ...(typeof s.phone_number === 'string' ? { phone_number: s.phone_number } : {}),
+      ...(typeof s.ip_address === 'string' ? { ip_address: s.ip_address } : {}),
+    },
+  };
+}
+
+/** The index first, then the explain copy; both in the cache Redis, both keyed by organisation. */
+async function findFresh(deps: ScoreLookupDeps, orgId: string, id: string): Promise<ScoredSubject | null> {
+  const entry = await deps.index.get(orgId, id);
+  if (entry) return entry;
+  const copy = await deps.copies.get(orgId, id);
+  return copy && copy.org_id === orgId ? scoredSubject(copy) : null;
+}
+
 /** ClickHouse down is an outage of history, not a missing score: say so and when to retry. */
 async function findInHistory(
-  history: ScoreHistory,
-  lookups: HistoryLookups,
+  deps: ScoreLookupDeps,
   orgId: string,
   id: string,
-): Promise<StoredScore | null> {
-  const release = lookups.acquire(orgId);
+): Promise<ScoredSubject | null> {
+  const release = deps.lookups.acquire(orgId);
+  let stored: StoredScore | null;
   try {
-    return await history.find(orgId, id);
+    stored = await deps.history.find(orgId, id);
   } catch {
     throw new ApiError(
       503,
@@ -34,52 +57,67 @@ async function findInHistory(
   } finally {
     release();
   }
+  return stored && stored.org_id === orgId ? scoredSubject(stored) : null;
 }
 
 /** Only an id made this recently may still be on its way to the cache: older ones are not waited for. */
 const RECENT_ID_MS = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const isRecent = (id: string) => {
+  const madeAt = scoreIdTime(id);
+  return madeAt !== null && Math.abs(Date.now() - madeAt) <= RECENT_ID_MS;
+};
+
 /**
- * The copy of a score made moments ago, which may not be in the cache yet: it is written off the
- * hot path after the 200, so a caller that reports an outcome at once, on another node of a
- * loaded deployment, can overtake it. Polls the cache for at most `graceMs`; only for ids whose
- * UUIDv7 time is within the last minute, so a request about an old or unknown id is not held.
+ * The entry of a score made moments ago on another node, which may not be in the cache yet: it is
+ * written without waiting for Redis, so a report sent at once to another node of a loaded
+ * deployment can overtake it. Polls the cache for at most `graceMs`.
  */
-async function awaitRecentCopy(
+async function awaitFresh(
   deps: ScoreLookupDeps,
   orgId: string,
   id: string,
   graceMs: number,
-): Promise<StoredScore | null> {
-  const madeAt = scoreIdTime(id);
-  if (madeAt === null || Math.abs(Date.now() - madeAt) > RECENT_ID_MS) return null;
+): Promise<ScoredSubject | null> {
   const until = Date.now() + graceMs;
   for (let wait = 20; Date.now() < until; wait = Math.min(wait * 2, 250)) {
     await sleep(Math.min(wait, Math.max(0, until - Date.now())));
-    const stored = await deps.recent.get(orgId, id);
-    if (stored) return stored;
+    const found = await findFresh(deps, orgId, id);
+    if (found) return found;
   }
   return null;
 }
 
 /**
- * A score of the caller's organisation, for 13 months: the Redis copy answers first (it exists
- * only for the first minutes, and holds the same record the sink writes), ClickHouse after that.
- * Unknown, another organisation's or past retention: 404 `E_SCORE_NOT_FOUND`, all alike.
- * `recentGraceMs`: how long to wait for the copy of a score made in the last minute.
+ * The subject and time of a score of the caller's organisation, for 13 months: the recent-score
+ * index answers first (every score of the last 15 minutes), then the explain copy, then
+ * ClickHouse. Unknown, another organisation's or past retention: 404 `E_SCORE_NOT_FOUND`, all
+ * alike. `recentGraceMs`: how long to wait for the entry of a score made in the last minute
+ * (only those: a request about an old or unknown id is not held). For such a score a refused
+ * ClickHouse lookup (busy, down) is not the answer yet: its entry may still land; the 503 is
+ * answered only when it does not.
  */
-export async function findOwnScore(
+export async function findScoredSubject(
   deps: ScoreLookupDeps,
   orgId: string,
   id: string,
   opts: { recentGraceMs?: number } = {},
-): Promise<StoredScore> {
+): Promise<ScoredSubject> {
   if (!SCORE_ID_PATTERN.test(id)) throw notFound(id);
-  let stored: StoredScore | null = await deps.recent.get(orgId, id);
-  if (!stored) stored = await findInHistory(deps.history, deps.lookups, orgId, id);
-  if (!stored && opts.recentGraceMs) stored = await awaitRecentCopy(deps, orgId, id, opts.recentGraceMs);
-  if (!stored || stored.org_id !== orgId) throw notFound(id);
-  if (retainedUntil(stored.scored_at_ms).getTime() <= Date.now()) throw notFound(id);
-  return stored;
+  const wait = opts.recentGraceMs && isRecent(id) ? opts.recentGraceMs : 0;
+  let found = await findFresh(deps, orgId, id);
+  let historyError: unknown;
+  if (!found) {
+    try {
+      found = await findInHistory(deps, orgId, id);
+    } catch (err) {
+      if (!wait) throw err;
+      historyError = err;
+    }
+  }
+  if (!found && wait) found = await awaitFresh(deps, orgId, id, wait);
+  if (!found) throw historyError ?? notFound(id);
+  if (retainedUntil(found.scored_at_ms).getTime() <= Date.now()) throw notFound(id);
+  return found;
 }

@@ -12,6 +12,7 @@ import { AS_RELEASED, type VersionState } from '../../shared/scoring/version-sta
 import type { Principal } from './auth.ts';
 import type { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
+import type { ScoredSubject } from './recent-scores.ts';
 import type { CheckedScoreRequest } from './score-request.ts';
 
 export interface ScorerDeps {
@@ -21,6 +22,11 @@ export interface ScorerDeps {
    * AuditPublisher), which the 200 waits for.
    */
   publish: (scoreId: string, recordJson: string, orgId: string) => Promise<void>;
+  /**
+   * Takes what an outcome needs of each score (its subject and time), before the record is
+   * published; fire and forget (see RecentScores). The warm-up scorer has none.
+   */
+  remember?: (orgId: string, scoreId: string, entry: ScoredSubject) => void;
   /** The node's capability snapshots; read once per request, so a swap lands between requests. */
   snapshots: SnapshotCache;
   /** The capability models, with this deployment's freshness limits. */
@@ -154,6 +160,8 @@ export class Scorer {
       },
       body,
     );
+    // First, so its commands go ahead of the explain copy's on the cache connection.
+    this.deps.remember?.(principal.org.org_id, scoreId, { scored_at_ms: nowMs, subject: req.subject });
     return { body, durable: this.deps.publish(scoreId, record, principal.org.org_id) };
   }
 }

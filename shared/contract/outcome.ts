@@ -26,6 +26,20 @@ export const LEDGER_REPORT_KINDS: ReadonlySet<OutcomeKind> = new Set([
 export const NOTE_MAX = 1024;
 /** A caller's clock may run a little ahead of ours; `occurred_at` up to this far ahead is accepted. */
 export const OCCURRED_AT_SKEW_MS = 60_000;
+/**
+ * How far back `occurred_at` may lie: as far back as outcomes are kept (13 months,
+ * infra/clickhouse/migrations/005_outcomes.sql). A report about something older than anything
+ * kept is a caller's mistake, and before 1970 ClickHouse's DateTime cannot store it at all (the
+ * sink dead-lettered such records after the 202).
+ */
+export const OCCURRED_AT_MAX_AGE_MONTHS = 13;
+
+/** The earliest `occurred_at` accepted at `nowMs`: the same instant, OCCURRED_AT_MAX_AGE_MONTHS back. */
+export function earliestOccurredAt(nowMs: number = Date.now()): number {
+  const d = new Date(nowMs);
+  d.setUTCMonth(d.getUTCMonth() - OCCURRED_AT_MAX_AGE_MONTHS);
+  return d.getTime();
+}
 
 export const OutcomeRequest = z
   .strictObject({
@@ -52,9 +66,16 @@ export const OutcomeRequest = z
       .datetime({ offset: true })
       // Not a timestamp at all is the format check's violation alone (NaN compares false).
       .refine((v) => !(Date.parse(v) > Date.now() + OCCURRED_AT_SKEW_MS), 'must not be in the future')
+      .refine(
+        (v) => !(Date.parse(v) < earliestOccurredAt()),
+        `must not be more than ${OCCURRED_AT_MAX_AGE_MONTHS} months ago`,
+      )
       .optional()
       .meta({
-        description: 'When it happened (RFC 3339); not in the future. Defaults to when it was received.',
+        description:
+          `When it happened (RFC 3339): within the last ${OCCURRED_AT_MAX_AGE_MONTHS} months and not in the ` +
+          'future (a caller clock up to a minute ahead is tolerated); outside that, 422. Defaults to when it ' +
+          'was received.',
         examples: ['2026-11-20T14:03:00Z'],
       }),
     note: storableText({ max: NOTE_MAX })

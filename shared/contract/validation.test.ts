@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idempotencyKeyErrors, validateScoreRequest } from './validation.ts';
+import { earliestOccurredAt, OCCURRED_AT_SKEW_MS } from './outcome.ts';
+import { idempotencyKeyErrors, validateOutcomeRequest, validateScoreRequest } from './validation.ts';
 
 describe('validateScoreRequest', () => {
   it('maps every issue to one error with a dotted field and a specific code where there is one', () => {
@@ -35,5 +36,44 @@ describe('validateScoreRequest', () => {
     expect(idempotencyKeyErrors('a')).toEqual([]);
     expect(idempotencyKeyErrors('a'.repeat(128))).toEqual([]);
     expect(idempotencyKeyErrors(undefined)).toEqual([]);
+  });
+});
+
+describe('validateOutcomeRequest: occurred_at', () => {
+  const monthsAgo = (n: number) => {
+    const d = new Date();
+    d.setUTCMonth(d.getUTCMonth() - n);
+    return d.toISOString();
+  };
+  const fieldsRefused = (occurred_at: string) => {
+    const r = validateOutcomeRequest(
+      { subject: { ip_address: '81.2.69.142' }, outcome: 'not_fraud', occurred_at },
+      undefined,
+    );
+    return r.ok ? [] : r.errors.map((e) => [e.code, e.field]);
+  };
+
+  it('refuses a time before the last 13 months, however far back, naming occurred_at', () => {
+    for (const t of ['1969-12-31T23:59:59Z', '2001-01-01T00:00:00Z', monthsAgo(14)])
+      expect(fieldsRefused(t), t).toEqual([['E_VALIDATION', 'occurred_at']]);
+  });
+
+  it('accepts the last 13 months up to a minute ahead of our clock, and no more', () => {
+    for (const t of [
+      monthsAgo(12),
+      new Date(earliestOccurredAt() + 60_000).toISOString(),
+      new Date().toISOString(),
+    ])
+      expect(fieldsRefused(t), t).toEqual([]);
+    expect(fieldsRefused(new Date(Date.now() + OCCURRED_AT_SKEW_MS - 5_000).toISOString())).toEqual([]);
+    expect(fieldsRefused(new Date(Date.now() + OCCURRED_AT_SKEW_MS + 60_000).toISOString())).toEqual([
+      ['E_VALIDATION', 'occurred_at'],
+    ]);
+  });
+
+  it('is 13 calendar months back', () => {
+    expect(new Date(earliestOccurredAt(Date.parse('2026-11-25T12:00:00Z'))).toISOString()).toBe(
+      '2025-10-25T12:00:00.000Z',
+    );
   });
 });

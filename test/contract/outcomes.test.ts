@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
+import { OUTCOME_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { explainKey } from '../../services/api/explain-cache.ts';
+import { RECENT_BUCKET_MS, recentScoresKey } from '../../services/api/recent-scores.ts';
 import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { sleep, waitFor } from '../helpers/wait.ts';
 import { startNode, TestClock } from '../helpers/in-process.ts';
@@ -13,6 +14,15 @@ import { documentValidator, servedDocument, startHarness, type Harness, type Ope
  * must not change what other tests score.
  */
 const freshNumber = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
+
+/** Now, `n` calendar months back, written with the UTC offset `offset` (the instant is the same). */
+function monthsAgo(n: number, offset: '+01:00' | 'Z' = 'Z'): string {
+  const d = new Date();
+  d.setUTCMonth(d.getUTCMonth() - n);
+  if (offset === 'Z') return d.toISOString();
+  const local = new Date(d.getTime() + 3_600_000).toISOString();
+  return `${local.slice(0, 19)}${offset}`;
+}
 
 /** POST /v1/outcomes: validation, 404 on others' scores, Idempotency-Key, its own rate window, never billed. */
 describe('POST /v1/outcomes', () => {
@@ -55,7 +65,7 @@ describe('POST /v1/outcomes', () => {
         {
           subject: { phone_number: freshNumber() },
           outcome: 'suspected_fraud',
-          occurred_at: '2026-01-02T03:04:05+01:00',
+          occurred_at: monthsAgo(12, '+01:00'),
         },
       ]) {
         const before = Date.now();
@@ -116,6 +126,25 @@ describe('POST /v1/outcomes', () => {
     expect((await fetch(`${h.api.url}/v1/outcomes`)).status).toBe(405);
   });
 
+  it('422s an occurred_at more than 13 months ago, however far back, and accepts 12 months ago', async () => {
+    const body = (occurred_at: string) => ({
+      subject: { phone_number: freshNumber() },
+      outcome: 'suspected_fraud',
+      occurred_at,
+    });
+    for (const occurredAt of ['1969-12-31T23:59:59Z', '2001-01-01T00:00:00Z', monthsAgo(14)]) {
+      const res = await report(h.callers.assess.apiKey, body(occurredAt));
+      expect(res.status, occurredAt).toBe(422);
+      const json = (await res.json()) as { errors: { code: string; field?: string; message: string }[] };
+      expect(
+        json.errors.map((e) => [e.code, e.field]),
+        occurredAt,
+      ).toEqual([['E_VALIDATION', 'occurred_at']]);
+      expect(json.errors[0]!.message).toMatch(/13 months/);
+    }
+    expect((await report(h.callers.assess.apiKey, body(monthsAgo(12)))).status).toBe(202);
+  });
+
   it('404s a score of another organisation, an unknown score, and a score id past retention', async () => {
     const mine = await scoreId(h.callers.bureau.apiKey);
     // An id whose UUIDv7 time is 14 months ago: past retention whatever is stored.
@@ -134,17 +163,20 @@ describe('POST /v1/outcomes', () => {
     );
   });
 
-  it('waits briefly for the copy of a score made moments ago instead of a 404', async () => {
+  it('waits briefly for the index entry of a score made moments ago instead of a 404', async () => {
     const cache = explainRedis();
     try {
       const id = await scoreId(h.callers.assess.apiKey);
-      // The copy is written off the hot path; take it away as if it had not landed yet.
-      const key = explainKey(h.callers.assess.orgId, id);
-      const copy = await waitFor('the explain copy', () => cache.get(key));
-      await cache.del(key);
+      // The entry is written without waiting for Redis: take it (and the explain copy, which would
+      // answer too) away as if another node had not written them yet.
+      const key = recentScoresKey(h.callers.assess.orgId, Math.floor(scoreIdTime(id)! / RECENT_BUCKET_MS));
+      const entry = await waitFor('the index entry', () => cache.hget(key, id));
+      await cache.del(explainKey(h.callers.assess.orgId, id));
+      await cache.hdel(key, id);
       const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
-      await sleep(300); // the copy lands late, while the outcome is being recorded
-      await cache.set(key, copy, 'EX', 60);
+      await sleep(300); // the entry lands late, while the outcome is being recorded
+      // The bucket may have been emptied (and removed) by the HDEL: put its expiry back too.
+      await cache.multi().hset(key, id, entry).expire(key, 60).exec();
       expect((await reported).status).toBe(202);
     } finally {
       cache.disconnect();

@@ -16,12 +16,21 @@ and mismatches are covered by requests.http and the controls tests.
 import os
 import re
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import schemathesis
 
 SAVED = os.environ["FRS_SAVED_CONTEXT_ID"]
 SAVED_SCORE = os.environ["FRS_SAVED_SCORE_ID"]
 SCORE_ID = re.compile("sc_[0-9a-f]{32}")
+# The document's pattern for occurred_at (zod's RFC 3339 date-time with an offset): a time that
+# breaks it is a negative case and keeps its value.
+DATE_TIME = re.compile(
+    r"(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29"
+    r"|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)"
+    r"|(?:02)-(?:0[1-9]|1\d|2[0-8])))"
+    r"T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))"
+)
 # The document's pattern for identifiers (shared/contract/storable-text.ts): a context_id that
 # breaks it is a negative case and keeps its value.
 STORABLE = re.compile("[^\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u202a-\u202e\u2066-\u2069]*")
@@ -35,15 +44,17 @@ def map_case(context, case):
         if isinstance(given, str) and 1 <= len(given) <= 128 and STORABLE.fullmatch(given):
             body["context_id"] = SAVED
     # Outcomes: a score_id names a score of the caller (server state, like context_id), and
-    # occurred_at must not be in the future (a rule of time the document cannot state). A valid
-    # id points at the run's saved score; a valid future time becomes a past one.
+    # occurred_at must lie within the last 13 months and not in the future (a rule of time the
+    # document can state only in words). A valid id points at the run's saved score; a time valid
+    # by the document becomes yesterday; one the document forbids keeps its value.
     if case.operation.path == "/v1/outcomes" and isinstance(body, dict):
         given = body.get("score_id")
         if isinstance(given, str) and SCORE_ID.fullmatch(given):
             body["score_id"] = SAVED_SCORE
         when = body.get("occurred_at")
-        if isinstance(when, str) and re.match(r"\d{4}-\d\d-\d\dT", when) and when[:4] > "2025":
-            body["occurred_at"] = "2025-01-01T00:00:00Z"
+        if isinstance(when, str) and DATE_TIME.fullmatch(when):
+            yesterday = datetime.now(timezone.utc) - timedelta(days=1)
+            body["occurred_at"] = yesterday.strftime("%Y-%m-%dT%H:%M:%SZ")
     headers = case.headers
     if case.operation.path in ("/v1/score", "/v1/outcomes") and headers:
         key = headers.get("Idempotency-Key")

@@ -1,12 +1,14 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExplainCache, explainKey } from '../../services/api/explain-cache.ts';
+import { RecentScores } from '../../services/api/recent-scores.ts';
 import { createRedis, type Redis } from '../../shared/clients/redis.ts';
+import { newScoreId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
 import { sleep, waitFor } from '../helpers/wait.ts';
 
-describe('explain copies while the cache server is frozen', () => {
+describe('explain copies and recent-score entries while the cache server is frozen', () => {
   let server: PrivateRedis;
   let client: Redis;
 
@@ -46,5 +48,27 @@ describe('explain copies while the cache server is frozen', () => {
       'the copy after the thaw',
       async () => (await client.get(explainKey('org_frozen', 'sc_after_thaw'))) === record,
     );
+  });
+
+  it('holds the recent-score index entries to the same bound, and writes them again once it answers', async () => {
+    const index = new RecentScores(client, createLogger('test', 'silent'), { maxPending: 50 });
+    const waiting = () => client.commandQueue.length + client.autoPipelineQueueSize;
+    const entry = () => ({ scored_at_ms: Date.now(), subject: { ip_address: '81.2.69.142' } });
+    server.pause();
+    try {
+      for (let i = 0; i < 300; i++) {
+        index.put('org_frozen', newScoreId(), entry());
+        await sleep(1);
+      }
+      // Two commands an entry (the field and its key's expiry), checked before each entry.
+      expect(waiting()).toBeLessThanOrEqual(51);
+      expect(index.skipped).toBeGreaterThanOrEqual(250);
+    } finally {
+      server.resume();
+    }
+    await waitFor('the queue to drain', async () => waiting() === 0);
+    const after = newScoreId();
+    index.put('org_frozen', after, entry());
+    await waitFor('the entry after the thaw', () => index.get('org_frozen', after));
   });
 });

@@ -95,6 +95,8 @@ export const outcomeOperation = operation('post', '/v1/outcomes', {
     },
     ...JSON_BODY_REFUSALS,
     '404': r('ScoreNotFound'),
+    // Only for a score_id no longer in the cache Redis, read from ClickHouse.
+    '503': r('HistoryUnavailable'),
   },
 });
 

@@ -1,0 +1,60 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  RECENT_BUCKET_MS,
+  RECENT_TTL_SECONDS,
+  RecentScores,
+  recentScoresKey,
+} from '../../services/api/recent-scores.ts';
+import { newScoreId } from '../../shared/ids.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { explainRedis } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+/** The recent-score index on the real cache server: what outcomes find fresh scores by. */
+describe('recent-score index', () => {
+  const redis = explainRedis();
+  const log = createLogger('test', 'silent');
+  afterAll(() => redis.disconnect());
+
+  it('keeps score_id -> subject and time per organisation, under an expiry of TTL to TTL + one bucket', async () => {
+    const index = new RecentScores(redis, log);
+    const org = `org_recent_${Date.now()}`;
+    const now = Date.now();
+    const id = newScoreId(now);
+    const both = { phone_number: '+447911123456', ip_address: '2001:db8::1' };
+    await waitFor('the cache connection', async () => redis.status === 'ready');
+    index.put(org, id, { scored_at_ms: now, subject: both });
+    const ipOnly = newScoreId(now);
+    index.put(org, ipOnly, { scored_at_ms: now, subject: { ip_address: '81.2.69.142' } });
+
+    expect(await waitFor('the entry', () => index.get(org, id))).toEqual({
+      scored_at_ms: now,
+      subject: both,
+    });
+    expect(await index.get(org, ipOnly)).toEqual({
+      scored_at_ms: now,
+      subject: { ip_address: '81.2.69.142' },
+    });
+    // Another organisation's id is not found under this one, nor an unknown id.
+    expect(await index.get(`${org}_other`, id)).toBeNull();
+    expect(await index.get(org, newScoreId(now))).toBeNull();
+
+    const key = recentScoresKey(org, Math.floor(now / RECENT_BUCKET_MS));
+    expect(key).toMatch(/^frs:recent:\{org_recent_\d+\}:\d+$/);
+    const ttl = await redis.pttl(key);
+    expect(ttl).toBeGreaterThan((RECENT_TTL_SECONDS - 5) * 1000);
+    expect(ttl).toBeLessThanOrEqual(RECENT_TTL_SECONDS * 1000 + RECENT_BUCKET_MS);
+  });
+
+  it('lets entries expire', async () => {
+    const index = new RecentScores(redis, log, { ttlSeconds: 1, bucketMs: 1_000 });
+    const org = `org_recent_expiry_${Date.now()}`;
+    const now = Date.now();
+    const id = newScoreId(now);
+    index.put(org, id, { scored_at_ms: now, subject: { phone_number: '+447911123456' } });
+    expect(await waitFor('the entry', () => index.get(org, id))).not.toBeNull();
+    // Bucket end plus one second: gone within about two seconds.
+    await waitFor('the entry to expire', async () => (await index.get(org, id)) === null, 5_000);
+    expect(await redis.exists(recentScoresKey(org, Math.floor(now / 1_000)))).toBe(0);
+  });
+});
