@@ -188,7 +188,8 @@ describe('docker-compose.yml', () => {
 
   it("gives each service an environment its config accepts, with its own users' credentials", () => {
     const values = Object.fromEntries(
-      [...raw.matchAll(INTERPOLATION)].map((m) => [m[1]!, `${m[1]!.toLowerCase()}x`]),
+      // As long as a generated secret (48 hex characters), so length rules hold as in a deployment.
+      [...raw.matchAll(INTERPOLATION)].map((m) => [m[1]!, `${m[1]!.toLowerCase()}x`.padEnd(48, 'x')]),
     );
     // `explain`: the user on the cache Redis; a service without one is given no credentials for it.
     const users: Record<string, { redis?: string; explain?: string; kafka?: string; clickhouse?: string }> = {
@@ -197,7 +198,7 @@ describe('docker-compose.yml', () => {
       'audit-sink': { redis: 'frs-sink', kafka: 'frs-sink', clickhouse: 'frs_sink' },
       refresher: { redis: 'frs-refresher', clickhouse: 'frs_refresher' },
       setup: { kafka: 'admin', clickhouse: 'frs_admin' },
-      admin: { redis: 'frs-admin', kafka: 'admin' },
+      admin: { redis: 'frs-admin', kafka: 'admin', clickhouse: 'frs_admin' },
       portal: { redis: 'frs-portal', explain: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
     };
     for (const [name, expected] of Object.entries(users)) {
