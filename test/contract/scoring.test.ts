@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../shared/contract/errors.ts';
 import {
@@ -111,7 +112,12 @@ describe('POST /v1/score responses against the running API', () => {
     });
 
     it('bureau adds the reputation ledger and cluster_id, and suppresses nothing', async () => {
-      const r = await scored('bureau', { subject: BOTH });
+      // A subject nobody reported: other tests report outcomes on BOTH, which the ledger keeps.
+      const fresh = {
+        phone_number: `+447911${String(randomInt(10 ** 6)).padStart(6, '0')}`,
+        ip_address: `81.2.${randomInt(64, 128)}.${randomInt(1, 255)}`,
+      };
+      const r = await scored('bureau', { subject: fresh });
       expect(component(r, 'reputation_ledger')).toMatchObject({
         verdict: 'no_match',
         contribution: 0,

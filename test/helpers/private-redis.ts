@@ -21,16 +21,17 @@ export class PrivateRedis {
   private readonly dir = mkdtempSync(join(tmpdir(), 'frs-redis-'));
   private proc: ChildProcess | undefined;
 
-  private constructor(port: number) {
+  private constructor(port: number, server: 'durable' | 'cache') {
     this.port = port;
     this.url = `redis://127.0.0.1:${port}`;
-    const acl = aclFile('durable');
+    const acl = aclFile(server);
     if (!existsSync(acl)) throw new Error(`no ${acl}: start the local stack (bash infra/local/stack.sh up)`);
     copyFileSync(acl, join(this.dir, 'users.acl'));
   }
 
-  static async start(): Promise<PrivateRedis> {
-    const r = new PrivateRedis(await freePort());
+  /** `server`: whose ACL users it loads, the durable server's (default) or the cache server's. */
+  static async start(server: 'durable' | 'cache' = 'durable'): Promise<PrivateRedis> {
+    const r = new PrivateRedis(await freePort(), server);
     await r.restart();
     return r;
   }
