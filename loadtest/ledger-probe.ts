@@ -31,7 +31,9 @@ async function org(tier: Tier) {
 }
 
 const freshMobile = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
-const freshBroadband = () => `81.2.${randomInt(64, 128)}.${randomInt(1, 255)}`;
+const hex16 = () => randomInt(0x10000).toString(16);
+/** A UK broadband address (Sky's IPv6 /32) from a space too large to meet an earlier run's reports. */
+const freshBroadband = () => `2a02:c7c:${hex16()}:${hex16()}:${hex16()}::${hex16()}`;
 type Subject = { phone_number?: string; ip_address?: string };
 
 async function score(i: number, apiKey: string, subject: Subject) {

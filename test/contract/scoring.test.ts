@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../shared/contract/errors.ts';
 import {
@@ -15,7 +14,7 @@ import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { freshAddress, freshMobile, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -113,10 +112,7 @@ describe('POST /v1/score responses against the running API', () => {
 
     it('bureau adds the reputation ledger and cluster_id, and suppresses nothing', async () => {
       // A subject nobody reported: other tests report outcomes on BOTH, which the ledger keeps.
-      const fresh = {
-        phone_number: `+447911${String(randomInt(10 ** 6)).padStart(6, '0')}`,
-        ip_address: `81.2.${randomInt(64, 128)}.${randomInt(1, 255)}`,
-      };
+      const fresh = { phone_number: freshMobile(), ip_address: freshAddress() };
       const r = await scored('bureau', { subject: fresh });
       expect(component(r, 'reputation_ledger')).toMatchObject({
         verdict: 'no_match',

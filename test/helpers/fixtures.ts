@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { serviceRedisEnv, type RedisService } from '../../infra/local/redis-users.ts';
@@ -64,3 +65,13 @@ export function scoreCall(url: string, apiKey: string, body: unknown, headers: R
     body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
   });
 }
+
+const hex16 = () => randomInt(0x10000).toString(16);
+
+/**
+ * A UK mobile number and a UK broadband address (Sky's IPv6 /32) that no other test reports: the
+ * reputation ledger keeps reports for 180 days, so a test that needs a clean subject draws one
+ * from a space too large to meet another run's.
+ */
+export const freshMobile = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
+export const freshAddress = () => `2a02:c7c:${hex16()}:${hex16()}:${hex16()}::${hex16()}`;

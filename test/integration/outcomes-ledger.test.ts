@@ -6,21 +6,16 @@
  * withdrawal take a vote back; explain shows how many counted, never who.
  */
 import { execFileSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { cfg, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
+import { cfg, freshAddress, freshMobile, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
 import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
 
 /** Within this long of the 202, every node's score must show the report (the contract's 10 s). */
 const REACH_MS = 10_000;
 const BAND_ORDER = ['minimal', 'low', 'medium', 'high', 'critical'];
 const atMost = (band: string, ceiling: string) => BAND_ORDER.indexOf(band) <= BAND_ORDER.indexOf(ceiling);
-
-const freshNumber = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
-/** A routable UK broadband address nobody else in the suite reports. */
-const freshAddress = () => `81.2.${randomInt(64, 128)}.${randomInt(1, 255)}`;
 
 type Reputation = { reports: number; outcome_reports: number; own_report?: boolean };
 
@@ -38,7 +33,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
     sink = startSink();
     // The sink consumes scores (their subjects reach ClickHouse) before any test relies on it.
     const warm = await orgWithKey('verify', { rateRps: 1000 });
-    await score(nodes[0]!, warm.apiKey, { phone_number: freshNumber() });
+    await score(nodes[0]!, warm.apiKey, { phone_number: freshMobile() });
     await waitFor(
       'the sink storing scored subjects',
       async () => (await scoredDays(warm.orgId)) > 0,
@@ -116,7 +111,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
       orgWithKey('bureau', { rateRps: 1000 }),
       orgWithKey('bureau', { rateRps: 1000 }),
     ]);
-    const subject = { phone_number: freshNumber() };
+    const subject = { phone_number: freshMobile() };
     const before = await score(nodes[0]!, other.apiKey, subject);
     expect(before.ledger.verdict).toBe('no_match');
 
@@ -146,7 +141,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
       orgWithKey('verify', { rateRps: 1000 }),
       orgWithKey('assess', { rateRps: 1000 }),
     ]);
-    const subject = { phone_number: freshNumber(), ip_address: freshAddress() };
+    const subject = { phone_number: freshMobile(), ip_address: freshAddress() };
     const before = await score(nodes[0]!, viewer.apiKey, subject);
     expect(before.ledger.verdict).toBe('no_match');
 

@@ -4,7 +4,7 @@
  * empty; the API node, the ledger learner, the admin stores, the snapshot one-shot and the portal
  * do their work on it; then every key without an expiry must match that list.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerApplier } from '../../services/audit-sink/ledger-learner.ts';
 import { LedgerTrust } from '../../services/audit-sink/ledger-trust.ts';
@@ -21,7 +21,7 @@ import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { OUTCOME_RECORD_VERSION } from '../../shared/outcomes/record.ts';
 import { permanentKey } from '../../shared/redis-keys.ts';
-import { cfg as testCfg, scoreCall } from '../helpers/fixtures.ts';
+import { cfg as testCfg, freshAddress, freshMobile, scoreCall } from '../helpers/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 import {
   completeSetup,
@@ -79,9 +79,9 @@ describe('Redis keys expire unless they are on the permanent list', () => {
     const { api_key: apiKey } = await store.createKey(org.org_id);
     node = await startNode(env);
 
-    const phone = `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
+    const phone = freshMobile();
     // Fresh subjects: the outcomes also reach the shared stack's ledger through its sinks.
-    const subject = { phone_number: phone, ip_address: `81.2.${randomInt(64, 128)}.${randomInt(1, 255)}` };
+    const subject = { phone_number: phone, ip_address: freshAddress() };
     const scored = await scoreCall(node.url, apiKey, { subject }, { 'idempotency-key': 'expiry-1' });
     expect(scored.status).toBe(200);
     const { score_id: scoreId } = (await scored.json()) as { score_id: string };
