@@ -46,7 +46,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Se
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
       (err: unknown) => {
-        opts.log.warn({ err: String(err) }, 'metrics collection failed');
+        opts.log.warn({ err }, 'metrics collection failed');
         json(500, { error: 'metrics collection failed' });
       },
     );

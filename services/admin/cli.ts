@@ -40,6 +40,7 @@ import {
   type WithdrawalDeps,
 } from '../../shared/capabilities/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -302,7 +303,7 @@ if (import.meta.main) {
     });
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     process.stderr.write(
       `admin: ${msg}\n${err instanceof UsageError || err instanceof TypeError ? USAGE + '\n' : ''}`,
     );

@@ -3,6 +3,7 @@ import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { AuditJournal, JournalEntry } from './audit-journal.ts';
 import { StickyPartitioner } from './sticky-partitioner.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 export interface AuditPublisherOptions {
   /** Topic of records published without one (`scores.v1`). */
@@ -274,7 +275,8 @@ export class AuditPublisher {
     const sending = {
       since: performance.now(),
       done: job().catch((err: unknown) => {
-        if (this.epoch === epoch && this.state !== 'closing') this.transition('kafka-failed', String(err));
+        if (this.epoch === epoch && this.state !== 'closing')
+          this.transition('kafka-failed', errorMessage(err));
       }),
     };
     this.sending = sending;
@@ -395,7 +397,7 @@ export class AuditPublisher {
       written = await this.journal.append(todo.map((p) => p.entry));
     } catch (err) {
       written = { seq: -1, refused: todo.length };
-      this.log.error({ err: String(err), records: todo.length }, 'audit journal write failed');
+      this.log.error({ err, records: todo.length }, 'audit journal write failed');
     }
     const kept = todo.length - written.refused;
     this.stats.journalled += kept;
@@ -433,7 +435,7 @@ export class AuditPublisher {
   /** Runs one job in the journal lane: appends, seals and deletions never overlap. */
   private journalJob(job: () => Promise<void>): void {
     const run: Promise<void> = (this.journalling ?? Promise.resolve()).then(job).catch((err: unknown) => {
-      this.log.error({ err: String(err) }, 'audit journal job failed');
+      this.log.error({ err }, 'audit journal job failed');
     });
     this.journalling = run;
     void run.finally(() => {
@@ -456,7 +458,7 @@ export class AuditPublisher {
         this.producer = producer;
         this.transition('connected', 'kafka reachable');
       } catch (err) {
-        this.log.warn({ err: String(err) }, 'kafka still unreachable');
+        this.log.warn({ err }, 'kafka still unreachable');
         if (this.state === 'spilling') this.probe(this.opts.probeMs);
       }
     }, afterMs);

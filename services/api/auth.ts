@@ -130,7 +130,7 @@ export class Authenticator {
       subscriber.on('ready', () => {
         if (!this.loaded) return; // the first load is the caller's
         this.load().catch((err: unknown) =>
-          this.log.warn({ err: String(err) }, 'api key replica reload failed; serving the previous one'),
+          this.log.warn({ err }, 'api key replica reload failed; serving the previous one'),
         );
       });
     }

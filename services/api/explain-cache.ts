@@ -77,8 +77,7 @@ export class ExplainCache {
       return;
     }
     this.redis.set(explainKey(orgId, scoreId), recordJson, 'EX', EXPLAIN_TTL_SECONDS).catch((err) => {
-      if (this.failed++ % 1000 === 0)
-        this.log.warn({ err: String(err) }, 'explain copy not written to redis');
+      if (this.failed++ % 1000 === 0) this.log.warn({ err }, 'explain copy not written to redis');
     });
   }
 

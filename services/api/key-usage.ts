@@ -39,7 +39,7 @@ export class KeyUsage {
       // Redis unreachable or the write refused: keep the times (newer touches win) and try again
       // at the next tick; the warning says why.
       for (const [keyId, v] of batch) if (!this.pending.has(keyId)) this.pending.set(keyId, v);
-      this.log.warn({ err: String(err) }, 'key last-used times not written; will retry');
+      this.log.warn({ err }, 'key last-used times not written; will retry');
     }
   }
 

@@ -213,7 +213,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
           await auth.follow(redisSub);
           return await auth.load();
         } catch (err) {
-          log.warn({ err: String(err) }, 'api key replica not loaded yet; retrying');
+          log.warn({ err }, 'api key replica not loaded yet; retrying');
           await new Promise((r) => setTimeout(r, 1_000));
         }
       }
@@ -226,7 +226,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       .then(() => warmUpScorePath(new Scorer({ ...scorerDeps, publish: async () => undefined })))
       .then(
         (w) => log.info(w, 'score path warmed up'),
-        (err: unknown) => log.warn({ err: String(err) }, 'score path warm-up failed'),
+        (err: unknown) => log.warn({ err }, 'score path warm-up failed'),
       )
       .finally(() => (warmedUp = true));
 

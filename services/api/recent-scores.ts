@@ -88,8 +88,7 @@ export class RecentScores {
 
   /** The error text only: a Redis error never carries the entry, which is personal data. */
   private readonly failed = (err: unknown): void => {
-    if (this.skipped++ % 1000 === 0)
-      this.log.warn({ err: String(err) }, 'recent score entry not written to redis');
+    if (this.skipped++ % 1000 === 0) this.log.warn({ err }, 'recent score entry not written to redis');
   };
 
   /** The entry of a score of this organisation, or null when absent, expired, or Redis is unavailable. */

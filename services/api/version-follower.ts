@@ -41,9 +41,7 @@ export class VersionFollower {
     subscriber.on('message', (ch: string) => {
       if (ch === channel) void this.sync();
     });
-    await subscriber
-      .subscribe(channel)
-      .catch((err) => log.warn({ err: String(err) }, 'no version announcements'));
+    await subscriber.subscribe(channel).catch((err) => log.warn({ err }, 'no version announcements'));
     await this.sync();
     this.timer = setInterval(() => void this.sync(), this.deps.pollMs);
     this.timer.unref();
@@ -68,7 +66,7 @@ export class VersionFollower {
         );
       }
     } catch (err) {
-      this.deps.log.warn({ err: String(err) }, 'score version state not read; keeping the current one');
+      this.deps.log.warn({ err }, 'score version state not read; keeping the current one');
     }
   }
 }

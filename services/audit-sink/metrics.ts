@@ -137,7 +137,7 @@ export function registerLagMetric(
         }
       } catch (err) {
         lagErrors.inc();
-        log.warn({ err: String(err) }, 'could not read consumer lag');
+        log.warn({ err }, 'could not read consumer lag');
       }
     },
   });

@@ -8,6 +8,7 @@
  * other record is inserted. Anything else (connection refused, timeouts, overload, memory limit,
  * a missing table) is a ClickHouse that may recover: the same records are retried with backoff.
  */
+import { errorMessage } from '../../shared/error-message.ts';
 
 /**
  * ClickHouse error codes that mean "this data cannot be read or stored", whatever the server's
@@ -41,7 +42,7 @@ export function clickHouseErrorCode(err: unknown): number | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^\d+$/.test(code)) return Number(code);
   if (typeof code === 'number') return code;
-  const m = /\bCode: (\d+)\b/.exec(err instanceof Error ? err.message : String(err));
+  const m = /\bCode: (\d+)\b/.exec(errorMessage(err));
   return m ? Number(m[1]) : undefined;
 }
 
@@ -54,7 +55,7 @@ export function classifyInsertError(err: unknown): Refusal {
 
 /** Short reason for the DLQ header: the server's words, bounded. */
 export function refusalReason(err: unknown): string {
-  const text = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+  const text = errorMessage(err).replace(/\s+/g, ' ').trim();
   return `clickhouse refused: ${text}`.slice(0, 500);
 }
 

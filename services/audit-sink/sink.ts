@@ -242,7 +242,7 @@ export class AuditSink {
         backoff = 100;
       },
       onUnavailable: async (err, count) => {
-        this.log.warn({ err: String(err), rows: count, backoff }, 'clickhouse insert failed; retrying');
+        this.log.warn({ err, rows: count, backoff }, 'clickhouse insert failed; retrying');
         await heartbeat().catch(() => undefined);
         await sleep(backoff);
         backoff = Math.min(backoff * 2, this.opts.maxBackoffMs);

@@ -79,7 +79,7 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status ?? 500;
-    if (status >= 500) deps.log.error({ err: String(err) }, 'portal request failed');
+    if (status >= 500) deps.log.error({ err }, 'portal request failed');
     res
       .status(status >= 400 && status < 600 ? status : 500)
       .type('html')

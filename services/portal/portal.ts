@@ -102,7 +102,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
           try {
             return await feed.start();
           } catch (err) {
-            log.warn({ err: String(err) }, 'activity feed not connected yet; retrying');
+            log.warn({ err }, 'activity feed not connected yet; retrying');
             await new Promise((r) => setTimeout(r, 2_000));
           }
         }

@@ -67,7 +67,7 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
     (inflight ??= within(store.read(names), 3_000)
       .catch((err: unknown) => {
         readFailures.inc();
-        log.warn({ err: String(err) }, 'could not read capability status');
+        log.warn({ err }, 'could not read capability status');
         return undefined;
       })
       .finally(() => (inflight = undefined)));

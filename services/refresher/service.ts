@@ -88,9 +88,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         (w) => w.close(),
       );
       worker.on('error', bullmqErrors);
-      worker.on('failed', (job, err) =>
-        log.error({ job: job?.name, err: String(err) }, 'refresher job failed'),
-      );
+      worker.on('failed', (job, err) => log.error({ job: job?.name, err }, 'refresher job failed'));
       worker.on('completed', (job) => log.info({ job: job.name }, 'refresher job done'));
       registerRefresherMetrics({ worker, store: refreshDeps.store, defs: capabilities, log });
       resources.add(

@@ -68,9 +68,7 @@ export class SnapshotCache {
     subscriber.on('message', (channel: string) => {
       if (channel === store.channel) this.sync();
     });
-    await subscriber
-      .subscribe(store.channel)
-      .catch((err) => log.warn({ err: String(err) }, 'no snapshot announcements'));
+    await subscriber.subscribe(store.channel).catch((err) => log.warn({ err }, 'no snapshot announcements'));
     await this.sync();
     const missing = this.deps.capabilities.filter((c) => !this.snapshots.states[c.name]?.meta);
     if (missing.length > 0) {
@@ -97,7 +95,7 @@ export class SnapshotCache {
     this.running = (async () => {
       do {
         this.rerun = false;
-        await this.pass().catch((err) => this.deps.log.warn({ err: String(err) }, 'snapshot sync failed'));
+        await this.pass().catch((err) => this.deps.log.warn({ err }, 'snapshot sync failed'));
       } while (this.rerun);
     })().finally(() => (this.running = undefined));
     return this.running;

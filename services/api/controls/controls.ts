@@ -240,7 +240,7 @@ export class Controls implements AdmissionControl {
       })
       .catch((err: unknown) => {
         this.local.restore(ledger);
-        this.log.warn({ err: String(err) }, 'credit reconciliation failed; will retry');
+        this.log.warn({ err }, 'credit reconciliation failed; will retry');
       })
       .finally(() => {
         this.reconciling = undefined;
@@ -284,7 +284,7 @@ export class Controls implements AdmissionControl {
       await this.redis.frsStoreResponse(idemKey, token, packBody(body), IDEMPOTENCY_TTL_S, scoreIdOf(body));
     } catch (err) {
       // The 200 still goes out; a retry inside IN_PROGRESS_TTL_S gets 409, later it is re-scored.
-      this.log.warn({ err: String(err) }, 'idempotent response not stored');
+      this.log.warn({ err }, 'idempotent response not stored');
     }
   }
 
@@ -298,7 +298,7 @@ export class Controls implements AdmissionControl {
       await this.redis.frsRelease(keys.length, ...keys, token, credits === null ? '0' : '1');
     } catch (err) {
       if (credits !== null) this.local.refund(credits);
-      this.log.warn({ err: String(err) }, 'refund not written to Redis; kept for reconciliation');
+      this.log.warn({ err }, 'refund not written to Redis; kept for reconciliation');
     }
   }
 
@@ -311,7 +311,7 @@ export class Controls implements AdmissionControl {
 
   private redisFailed(now: number, err: unknown): void {
     this.redisDownUntil = now + RETRY_REDIS_AFTER_MS;
-    if (!this.degraded) this.log.warn({ err: String(err) }, 'redis unreachable: controls run locally');
+    if (!this.degraded) this.log.warn({ err }, 'redis unreachable: controls run locally');
     this.degraded = true;
   }
 
