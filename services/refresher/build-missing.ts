@@ -32,7 +32,14 @@ export async function buildMissing(
   try {
     const store = new SnapshotStore(redis, cfg.CAPABILITY_KEY_PREFIX, ledger, SubjectKeys.fromConfig(cfg));
     const caps = capabilityModels(
-      CAPABILITIES.map((def) => withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S)),
+      CAPABILITIES.map((def) =>
+        withOverrides(
+          def,
+          cfg.CAPABILITY_REFRESH_S,
+          cfg.CAPABILITY_FRESHNESS_S,
+          cfg.CAPABILITY_MAX_DATA_AGE_S,
+        ),
+      ),
     );
     const current = await store.read(caps.map((c) => c.name));
     const deps = {
