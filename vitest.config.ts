@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { SEED_MAX_DATA_AGE_S } from './infra/local/seed-data-age.ts';
 
 // Integration tests share one real Redis, Kafka and ClickHouse and start API processes on
 // their own ports, so files run one at a time; each test uses its own organisations and keys.
@@ -10,8 +9,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     reporters: ['default'],
-    // The seed feeds' honest dates would make the stack stale within days (infra/local/seed-data-age.ts).
-    env: { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S },
     projects: [
       {
         extends: true,
