@@ -418,6 +418,14 @@ export interface components {
       /** @description Older than this, the capability is `degraded`. */
       freshness_s: number;
       entries?: number;
+      /** @description When the data itself was taken (RFC 3339): the feed's `# as-of:` header or the data package's date, the oldest of its feeds'; not when it was fetched (`refreshed_at`). Absent with no snapshot. */
+      data_as_of?: string;
+      /** @description Records in the data this node serves. */
+      records?: number;
+      /** @description Maximum age of the data (now minus `data_as_of`) before it is `stale`. */
+      max_data_age_s: number;
+      /** @description `true` when the data is older than `max_data_age_s`: the capability is then `degraded`, and a rule that reads absence from its data as evidence (unallocated address space as a bogon) stops doing so. Present whenever `data_as_of` is. */
+      stale?: boolean;
       /**
        * @description Live capabilities only.
        * @enum {string}

@@ -116,6 +116,11 @@ const envSchema = z.object({
   /** Overrides of the registry's freshness limits, e.g. `ip_tor_exit=3600`. */
   CAPABILITY_FRESHNESS_S: secondsByCapability,
   /**
+   * Overrides of the registry's maximum data ages (how old the data itself may be), e.g.
+   * `ip_tor_exit=172800`. The local stack and the tests raise them for the dated seed samples.
+   */
+  CAPABILITY_MAX_DATA_AGE_S: secondsByCapability,
+  /**
    * Redis holding the explain copies of fresh scores: a cache (no persistence, bounded memory,
    * volatile-ttl eviction), kept apart from the durable server of keys and credits.
    */

@@ -26,6 +26,7 @@ import {
   type DemoCredential,
 } from './demo-credentials.ts';
 import { serviceRedisEnv, type RedisService } from './redis-users.ts';
+import { SEED_MAX_DATA_AGE_S } from './seed-data-age.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
@@ -107,7 +108,7 @@ interface Child {
 
 /** Each service logs in to Redis as its own ACL user, as in the compose deployment. */
 function launch(name: string, entry: string, user: RedisService, env: Record<string, string> = {}): Child {
-  const merged = { ...process.env, ...env };
+  const merged = { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S, ...process.env, ...env };
   const proc = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: { ...merged, ...serviceRedisEnv(user, merged) },

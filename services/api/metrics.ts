@@ -118,6 +118,16 @@ export class ApiMetrics {
       (h) => h.age_s,
     );
     perCapability(
+      'frs_capability_data_age_seconds',
+      'Seconds since the data itself was taken (its data_as_of), whenever it was last fetched',
+      (h) => (h.data_as_of ? Math.max(0, (Date.now() - Date.parse(h.data_as_of)) / 1000) : undefined),
+    );
+    perCapability(
+      'frs_capability_data_stale',
+      'Whether the data is older than its maximum data age: 1 stale (the capability is degraded), 0 not',
+      (h) => (h.stale === undefined ? undefined : Number(h.stale)),
+    );
+    perCapability(
       'frs_capability_refresh_failures',
       'Consecutive failed refreshes of the capability (0 after a success)',
       (h) => h.consecutive_failures ?? 0,

@@ -156,7 +156,14 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       (l) => l.shutdown(),
     );
     const capabilities = capabilityModels(
-      CAPABILITIES.map((def) => withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S)),
+      CAPABILITIES.map((def) =>
+        withOverrides(
+          def,
+          cfg.CAPABILITY_REFRESH_S,
+          cfg.CAPABILITY_FRESHNESS_S,
+          cfg.CAPABILITY_MAX_DATA_AGE_S,
+        ),
+      ),
       { breaker: () => ledger.state },
     );
     const snapshots = resources.add(

@@ -79,8 +79,10 @@ export class Scorer {
     const now = Date.now();
     const unavailable = new Set<ComponentKey>();
     const degraded: ComponentKey[] = [];
+    let networksStale = false;
     for (const cap of this.deps.capabilities) {
       if (!cap.consulted(subject, consultsLedger)) continue;
+      if (cap.name === 'ip_network_type') networksStale = snapshots.dataStale(cap, now, snaps);
       const status = snapshots.status(cap, now, snaps);
       // A missing ledger version shows in the lookup's own answer (unavailable).
       if (status === 'unavailable') {
@@ -91,6 +93,7 @@ export class Scorer {
     const sources: EvidenceSources = {
       carriers: d.caller_id_integrity,
       networks: d.ip_network_type?.networks,
+      networksStale,
       overlays: { hosting: d.ip_network_type?.hosting, tor: d.ip_tor_exit, vpnProxy: d.ip_vpn_proxy },
       ndcRisk: d.ndc_range_risk,
       unavailable,

@@ -4,7 +4,8 @@
  * of, and publishes it (the announcement reaches running nodes). API nodes never build snapshots;
  * `npm run refresh -- --missing` runs this before them, and the refresher's first scheduled runs
  * do the same work a little later. With `stale`, a capability whose last confirmed refresh is
- * older than its freshness limit is built again too: a development stack started hours ago
+ * older than its freshness limit, or whose version carries no `data_as_of` (built before snapshots
+ * were dated), is built again too: a development stack started hours ago
  * (the ledger is stale after 2 h) then serves fresh snapshots without a running refresher.
  */
 import { capabilityModels } from '../../shared/capabilities/model.ts';
@@ -32,7 +33,14 @@ export async function buildMissing(
   try {
     const store = new SnapshotStore(redis, cfg.CAPABILITY_KEY_PREFIX, ledger, SubjectKeys.fromConfig(cfg));
     const caps = capabilityModels(
-      CAPABILITIES.map((def) => withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S)),
+      CAPABILITIES.map((def) =>
+        withOverrides(
+          def,
+          cfg.CAPABILITY_REFRESH_S,
+          cfg.CAPABILITY_FRESHNESS_S,
+          cfg.CAPABILITY_MAX_DATA_AGE_S,
+        ),
+      ),
     );
     const current = await store.read(caps.map((c) => c.name));
     const deps = {
@@ -48,7 +56,11 @@ export async function buildMissing(
     for (const [i, cap] of caps.entries()) {
       const { meta, status } = current[i]!;
       const refreshedAt = status?.refreshed_at ? Date.parse(status.refreshed_at) : undefined;
-      const stale = refreshedAt === undefined || isStale(refreshedAt, cap.def.freshnessS, now);
+      // A version built before snapshots were dated counts as stale: rebuilt, it carries its date.
+      const stale =
+        refreshedAt === undefined ||
+        isStale(refreshedAt, cap.def.freshnessS, now) ||
+        meta?.data_as_of === undefined;
       if (meta && !(opts.stale && stale)) continue;
       try {
         results.push({ capability: cap.name, ...(await refreshCapability(cap, deps)) });

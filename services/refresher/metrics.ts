@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics of the refresher, in prom-client's default registry (served by
  * shared/metrics-server.ts): runs, failures and durations of every scheduled job, and per
- * capability the age of the current snapshot, its freshness limit and consecutive failures.
+ * capability the age of the current snapshot and of its data, their limits and consecutive failures.
  */
 import type { Job, Worker } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -99,6 +99,12 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
         : undefined,
   );
   perCapability(
+    'frs_refresher_data_age_seconds',
+    'Seconds since the data of the current snapshot was taken (its data_as_of; absent: undated or none)',
+    (s) =>
+      s.meta?.data_as_of ? Math.max(0, (Date.now() - Date.parse(s.meta.data_as_of)) / 1000) : undefined,
+  );
+  perCapability(
     'frs_refresher_consecutive_failures',
     'Failed refreshes of the capability since its last success',
     (s) => s.status?.consecutive_failures ?? 0,
@@ -110,4 +116,10 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
     labelNames: ['capability'],
   });
   for (const def of defs) freshness.set({ capability: def.name }, def.freshnessS);
+  const maxDataAge = new Gauge({
+    name: 'frs_refresher_max_data_age_seconds',
+    help: 'Maximum data age of the capability: older data is stale (degraded)',
+    labelNames: ['capability'],
+  });
+  for (const def of defs) maxDataAge.set({ capability: def.name }, def.maxDataAgeS);
 }

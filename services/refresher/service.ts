@@ -62,7 +62,12 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         log,
       };
       const capabilities = CAPABILITIES.map((def) =>
-        withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S),
+        withOverrides(
+          def,
+          cfg.CAPABILITY_REFRESH_S,
+          cfg.CAPABILITY_FRESHNESS_S,
+          cfg.CAPABILITY_MAX_DATA_AGE_S,
+        ),
       );
       const jobs: RefresherJob[] = [
         ...capabilityModels(capabilities).map((cap) => capabilityJob(cap, refreshDeps)),

@@ -60,6 +60,16 @@ describe('the capability model', () => {
     expect(tor.present({ data: {}, ledgerVersion: 'v1' })).toBe(false);
   });
 
+  it('data older than its maximum data age is degraded, however recently its source was confirmed', () => {
+    const tor = new SnapshotCapability(def('ip_tor_exit'));
+    const held: Holdings = { data: { ip_tor_exit: {} as never } };
+    const maxMs = tor.def.maxDataAgeS * 1000;
+    expect(tor.status(held, fresh, now, now - maxMs + 1_000)).toBe('ok');
+    expect(tor.status(held, fresh, now, now - maxMs - 1_000)).toBe('degraded');
+    // A version that does not say how old its data is (built before snapshots were dated) is not called stale.
+    expect(tor.status(held, fresh, now, undefined)).toBe('ok');
+  });
+
   it('the live ledger is present when the node knows a version; loading it reads nothing', async () => {
     const ledger = new LiveCapability(def('reputation_ledger'));
     const into: Holdings = { data: {} };

@@ -69,8 +69,17 @@ abstract class BaseCapability {
   abstract consulted(subject: Subject, lookedUp: boolean): boolean;
 
   /** How well this node can answer, from what it holds; the one rule scorer and health share. */
-  status(held: Holdings, refreshedAtMs: number | undefined, nowMs: number): CapabilityStatus {
-    return capabilityStatus(this.def, { present: this.present(held), refreshedAtMs }, nowMs);
+  status(
+    held: Holdings,
+    refreshedAtMs: number | undefined,
+    nowMs: number,
+    dataAsOfMs?: number,
+  ): CapabilityStatus {
+    return capabilityStatus(
+      this.def,
+      { present: this.present(held), refreshedAtMs, ...(dataAsOfMs !== undefined ? { dataAsOfMs } : {}) },
+      nowMs,
+    );
   }
 
   /** What health reports: the status, adjusted by anything beyond the holdings (a breaker). */

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.ts';
+import { dataAsOf } from './feeds/as-of.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import type { Capability } from './model.ts';
 import type { FeedName } from './registry.ts';
@@ -58,9 +59,17 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
       def.feeds.map(async (f) => [f, await fetchFeed(f, deps.locations[f], deps.timeoutMs)] as const),
     );
     const files: FeedFiles = Object.fromEntries(fetched);
+    // Before anything else: a feed that does not say how old its data is is refused.
+    const asOf = dataAsOf(def.feeds, files).toISOString();
     const digest = digestOf(files, cap.kind === 'live' ? store.ledgerNaming : '');
     const current = await store.current(def.name);
-    if (current && current.digest === digest && current.format === SNAPSHOT_FORMAT) {
+    if (
+      current &&
+      current.digest === digest &&
+      current.format === SNAPSHOT_FORMAT &&
+      // A version built before snapshots were dated is rebuilt once, to carry its date.
+      current.data_as_of !== undefined
+    ) {
       await store.confirm(def.name);
       return { outcome: 'unchanged', version: current.version };
     }
@@ -72,6 +81,8 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
       format: SNAPSHOT_FORMAT,
       digest,
       entries,
+      records: entries,
+      data_as_of: asOf,
       built_at: builtAt.toISOString(),
       ...(current ? { previous: current.version } : {}),
     });

@@ -19,12 +19,13 @@ export const FEEDS = {
   asn: {
     env: 'FEED_ASN',
     description: 'Origin AS per routed range (@ip-location-db/asn layout)',
-    layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv'],
+    // package.json: its version dates the data (feeds/as-of.ts).
+    layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv', 'package.json'],
   },
   ipCountry: {
     env: 'FEED_IP_COUNTRY',
     description: 'Registry country per allocated range (@ip-location-db/geo-whois-asn-country layout)',
-    layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv'],
+    layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv', 'package.json'],
   },
   hosting: {
     env: 'FEED_HOSTING_RANGES',
@@ -69,6 +70,13 @@ export interface CapabilityDef {
   /** A snapshot not confirmed against its source for longer than this is stale: still used, but degraded. */
   freshnessS: number;
   /**
+   * Data older than this (now minus the snapshot's `data_as_of`, the date of the data itself, not
+   * of its last fetch) is stale: still used, but degraded, and a rule that reads absence from it
+   * as evidence (unallocated address space) stops doing so. A source can be confirmed every hour
+   * and still be months old: an npm package nobody publishes any more.
+   */
+  maxDataAgeS: number;
+  /**
    * With no snapshot at all: `unavailable` makes the component's verdict unavailable; `degraded`
    * means the component still answers from what the code knows (libphonenumber's numbering plan,
    * line types), on less evidence.
@@ -79,6 +87,7 @@ export interface CapabilityDef {
 }
 
 const HOUR = 3600;
+const DAY = 24 * HOUR;
 
 export const CAPABILITIES: readonly CapabilityDef[] = [
   {
@@ -88,6 +97,10 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     subject: 'phone',
     refreshEveryS: 24 * HOUR,
     freshnessS: 7 * 24 * HOUR,
+    // Carrier prefixes move when ranges are ported or reassigned between operators: a few hundred a
+    // year in a country; libphonenumber publishes about every two weeks. 180 days of drift names the
+    // wrong operator for a small share of numbers; past it the carrier check is not worth its name.
+    maxDataAgeS: 180 * DAY,
     whenMissing: 'degraded',
     format:
       'FRSC binary: carrier prefix keys (Float64Array) and name indexes (Uint16Array), names in the JSON header. ' +
@@ -100,6 +113,9 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     subject: 'phone',
     refreshEveryS: 6 * HOUR,
     freshnessS: 7 * 24 * HOUR,
+    // The fraud team's range list follows regulators' numbering changes (months) and fraud campaigns
+    // (weeks): a list not reviewed for 90 days misses the ranges of a whole season.
+    maxDataAgeS: 90 * DAY,
     whenMissing: 'degraded',
     format: 'FRSC binary: prefix-to-level map in the JSON header (a few thousand entries at most).',
   },
@@ -110,6 +126,9 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     subject: 'any',
     refreshEveryS: 5 * 60,
     freshnessS: 2 * HOUR,
+    // The consortium export is daily; reports count for 180 days. Two missed exports and the base
+    // lacks reports the other members already act on.
+    maxDataAgeS: 2 * DAY,
     whenMissing: 'unavailable',
     format:
       'Redis hash per version in the ledger Redis: field = 128-bit HMAC-SHA-256 of the canonical subject under the server secret, value = reports.',
@@ -121,6 +140,11 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     subject: 'ip',
     refreshEveryS: 24 * HOUR,
     freshnessS: 7 * 24 * HOUR,
+    // The routing and allocation tables (oldest of the ASN, country and hosting feeds): RIRs allocate
+    // and transfer space every day, so an old table calls new space unallocated. 120 days: the
+    // upstream publishes monthly or more often, so this is several missed releases, while the share
+    // of routed space allocated in that time is still small.
+    maxDataAgeS: 120 * DAY,
     whenMissing: 'unavailable',
     format:
       'FRSC binary: ASN and country range tables (Uint32/BigUint64 bounds, values per row), AS names in ' +
@@ -133,6 +157,9 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     subject: 'ip',
     refreshEveryS: 30 * 60,
     freshnessS: 6 * HOUR,
+    // Exit relays come and go by the hour; the Tor Project's list is regenerated every 30 minutes.
+    // A day-old list misses a noticeable share of the current exits.
+    maxDataAgeS: 1 * DAY,
     whenMissing: 'unavailable',
     format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
   },
@@ -143,6 +170,8 @@ export const CAPABILITIES: readonly CapabilityDef[] = [
     subject: 'ip',
     refreshEveryS: 6 * HOUR,
     freshnessS: 2 * 24 * HOUR,
+    // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
+    maxDataAgeS: 14 * DAY,
     whenMissing: 'unavailable',
     format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy).',
   },
@@ -154,20 +183,27 @@ export const CAPABILITY_BY_NAME: ReadonlyMap<string, CapabilityDef> = new Map(
   CAPABILITIES.map((c) => [c.name, c]),
 );
 
-/** `every` and `freshness` with the overrides of config applied (seconds by capability name). */
+/** `every`, `freshness` and the maximum data age with the overrides of config applied (seconds by capability name). */
 export function withOverrides(
   def: CapabilityDef,
   refresh: Record<string, number>,
   freshness: Record<string, number>,
+  maxDataAge: Record<string, number> = {},
 ): CapabilityDef {
   return {
     ...def,
     refreshEveryS: refresh[def.name] ?? def.refreshEveryS,
     freshnessS: freshness[def.name] ?? def.freshnessS,
+    maxDataAgeS: maxDataAge[def.name] ?? def.maxDataAgeS,
   };
 }
 
 /** Stale: not confirmed against its source within the freshness limit. */
 export function isStale(refreshedAtMs: number, freshnessS: number, nowMs: number): boolean {
   return nowMs - refreshedAtMs > freshnessS * 1000;
+}
+
+/** Data stale: the data itself (its `data_as_of`) is older than the capability's maximum data age. */
+export function isDataStale(dataAsOfMs: number, maxDataAgeS: number, nowMs: number): boolean {
+  return nowMs - dataAsOfMs > maxDataAgeS * 1000;
 }

@@ -4,7 +4,7 @@
  * Errors are FeedErrors that name the feed and, for URLs, only the host: a URL may carry a token.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { dataPackages } from '../resolution/data-packages.ts';
@@ -73,17 +73,37 @@ export async function fetchFeed(
   if (layout === 'file') return new Map([['', await fetchOne(feed, location, timeoutMs)]]);
   if (layout === 'bson-dir') {
     if (isUrl(location)) throw new FeedError(`${feed}: a directory feed must be a path, not a URL`);
-    let names: string[];
+    let listing: string[];
     try {
-      names = (await readdir(location)).filter((f) => /^\d{1,3}\.bson$/.test(f)).sort();
+      listing = await readdir(location);
     } catch (err) {
       throw new FeedError(`${feed}: cannot list the directory (${(err as NodeJS.ErrnoException).code})`);
     }
+    const names = listing.filter((f) => /^\d{1,3}\.bson$/.test(f)).sort();
     const files = await Promise.all(names.map((n) => fetchOne(feed, join(location, n), timeoutMs)));
-    return new Map(names.map((n, i) => [n, files[i]!]));
+    const out = new Map(names.map((n, i) => [n, files[i]!]));
+    // The date of the data (feeds/as-of.ts): an `as-of` file in the directory, else the manifest of
+    // the package the directory is in.
+    if (listing.includes('as-of')) out.set('as-of', await fetchOne(feed, join(location, 'as-of'), timeoutMs));
+    else {
+      const manifest = await packageManifest(location);
+      if (manifest) out.set('package.json', manifest);
+    }
+    return out;
   }
   const at = (file: string) =>
     isUrl(location) ? `${location.replace(/\/$/, '')}/${file}` : join(location, file);
   const files = await Promise.all(layout.map((f) => fetchOne(feed, at(f), timeoutMs)));
   return new Map(layout.map((f, i) => [f, files[i]!]));
+}
+
+/** The package.json of the npm package holding `dir` (at most 4 levels up), if any. */
+async function packageManifest(dir: string): Promise<Buffer | undefined> {
+  let at = dir;
+  for (let i = 0; i < 4; i++) {
+    at = dirname(at);
+    const bytes = await readFile(join(at, 'package.json')).catch(() => undefined);
+    if (bytes) return bytes;
+  }
+  return undefined;
 }

@@ -20,6 +20,13 @@ export interface SnapshotMeta {
   /** SHA-256 of the feeds it was built from: an unchanged source makes no new version. */
   digest: string;
   entries: number;
+  /** Records in the data (the same count as `entries`; the name health reports). Absent before snapshots were dated. */
+  records?: number;
+  /**
+   * When the data itself was taken (RFC 3339: the feed's `# as-of:` header or the package's date,
+   * the oldest of its feeds'), not when it was fetched or built. Absent before snapshots were dated.
+   */
+  data_as_of?: string;
   built_at: string;
   previous?: string;
 }

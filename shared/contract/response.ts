@@ -205,6 +205,27 @@ export const CapabilityHealth = z
     age_s: z.int().min(0).optional().meta({ description: 'Seconds since `refreshed_at`.' }),
     freshness_s: z.number().meta({ description: 'Older than this, the capability is `degraded`.' }),
     entries: z.int().min(0).optional(),
+    data_as_of: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "When the data itself was taken (RFC 3339): the feed's `# as-of:` header or the data package's date, " +
+          "the oldest of its feeds'; not when it was fetched (`refreshed_at`). Absent with no snapshot.",
+      }),
+    records: z.int().min(0).optional().meta({ description: 'Records in the data this node serves.' }),
+    max_data_age_s: z.number().meta({
+      description: 'Maximum age of the data (now minus `data_as_of`) before it is `stale`.',
+    }),
+    stale: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          '`true` when the data is older than `max_data_age_s`: the capability is then `degraded`, and a rule ' +
+          'that reads absence from its data as evidence (unallocated address space as a bogon) stops doing so. ' +
+          'Present whenever `data_as_of` is.',
+      }),
     breaker: z
       .enum(['closed', 'open', 'half_open'])
       .optional()

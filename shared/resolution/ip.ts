@@ -84,12 +84,16 @@ function locateV6(networks: IpNetworks, hi: bigint, lo: bigint): Located {
  * reported with its country and no AS.
  *
  * Without `networks` (the network tables are unavailable) only the special-purpose check and
- * the overlays apply: nothing is called unallocated on no evidence.
+ * the overlays apply: nothing is called unallocated on no evidence. With `networksStale` (the
+ * tables are older than their maximum data age) absence from them is no evidence either: space
+ * allocated after their date would look unallocated, so an address they do not list is an
+ * unknown network, while special-purpose ranges stay bogons.
  */
 export function resolveIp(
   literal: string,
   networks: IpNetworks | undefined,
   overlays: IpOverlays = {},
+  networksStale = false,
 ): IpFacts {
   let addr = ipaddr.parse(literal.split('%')[0]!);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
@@ -121,6 +125,7 @@ export function resolveIp(
 
   const located = locate(networks, key);
   if (located.asn === undefined && located.country === undefined) {
+    if (networksStale) return facts;
     facts.bogon = true;
     facts.range = 'unallocated';
     return facts;

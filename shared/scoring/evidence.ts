@@ -29,6 +29,8 @@ export interface Evidence {
 export interface EvidenceSources {
   carriers?: CarrierPrefixes;
   networks?: IpNetworks;
+  /** The network tables are older than their maximum data age: absence from them is no evidence. */
+  networksStale?: boolean;
   overlays?: IpOverlays;
   ndcRisk?: NdcRisk;
   unavailable?: ReadonlySet<ComponentKey>;
@@ -54,7 +56,13 @@ export function gatherEvidence(
       sources.ndcRisk && evidence.phone.valid ? ndcLevel(sources.ndcRisk, evidence.phone.e164) : undefined;
     if (listed) evidence.ndcListed = listed;
   }
-  if (subject.ip_address) evidence.ip = resolveIp(subject.ip_address, sources.networks, sources.overlays);
+  if (subject.ip_address)
+    evidence.ip = resolveIp(
+      subject.ip_address,
+      sources.networks,
+      sources.overlays,
+      sources.networksStale === true,
+    );
   if (reputation !== undefined) evidence.reputation = reputation;
   if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;
   return evidence;

@@ -1,4 +1,5 @@
 import { serviceRedisEnv } from '../../infra/local/redis-users.ts';
+import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { createApiNode, type ApiNodeOptions } from '../../services/api/node.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -21,7 +22,8 @@ export async function startNode(
   env: Record<string, string> = {},
   opts: ApiNodeOptions = {},
 ): Promise<InProcessNode> {
-  const merged = { ...process.env, PORT: '0', ...env };
+  // As serviceEnv: the seed samples' maximum data ages (infra/local/seed-data-age.ts).
+  const merged = { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S, ...process.env, PORT: '0', ...env };
   const cfg = loadConfig({ ...merged, ...serviceRedisEnv('api', merged) });
   const node = createApiNode(cfg, createLogger('api', process.env.TEST_LOG_LEVEL ?? 'warn'), opts);
   try {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { serviceRedisEnv, type RedisService } from '../../infra/local/redis-users.ts';
+import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { waitFor } from './wait.ts';
 
 export async function freePort(): Promise<number> {
@@ -38,7 +39,8 @@ const REDIS_USER_OF: Record<string, RedisService> = {
  * that set up or inspect Redis) connects as the local stack's default user.
  */
 export function serviceEnv(entry: string, env: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const merged = { ...process.env, ...env };
+  // The seed feeds' honest dates would make the stack stale within days (infra/local/seed-data-age.ts).
+  const merged = { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S, ...process.env, ...env };
   const user = Object.entries(REDIS_USER_OF).find(([path]) => entry.endsWith(path))?.[1];
   return user ? { ...merged, ...serviceRedisEnv(user, merged) } : merged;
 }

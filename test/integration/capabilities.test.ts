@@ -14,7 +14,10 @@ import { cfg, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { spawnService, startApi, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
 import { publishSnapshots } from '../helpers/snapshots.ts';
 
-const TOR_FEED = ['185.220.101.1', '185.220.101.2', '185.220.101.3', '185.220.101.4'].join('\n') + '\n';
+/** The feed's data-date header (docs/capabilities.md): a feed without one is refused. */
+const AS_OF = `# as-of: ${new Date().toISOString()}\n`;
+const TOR_FEED =
+  AS_OF + ['185.220.101.1', '185.220.101.2', '185.220.101.3', '185.220.101.4'].join('\n') + '\n';
 // A GB access-network address that no seed feed lists.
 const SUBJECT = { ip_address: '81.2.69.142' };
 /** Long enough that a loaded machine's pauses never age a confirmed snapshot into `degraded`. */
@@ -108,12 +111,12 @@ describe('capability snapshots: refresh, bad feeds, source outages', () => {
     const { version } = await health(nodes[0]!);
     feed.reply.body = `${TOR_FEED}300.1.2.3\n`;
     await waitFor('health to name the bad line', async () =>
-      (await onBoth(health)).every((h) => h.last_error === 'torExits: line 5: not an IP address or CIDR'),
+      (await onBoth(health)).every((h) => h.last_error === 'torExits: line 6: not an IP address or CIDR'),
     );
     for (const h of await onBoth(health)) expect(h).toMatchObject({ version, status: 'ok' });
     for (const r of await onBoth(scored)) expect(torVerdict(r)).toBe('adverse');
 
-    feed.reply.body = '185.220.101.1\n';
+    feed.reply.body = `${AS_OF}185.220.101.1\n`;
     await waitFor('health to report the shrink', async () =>
       (await health(nodes[1]!)).last_error?.startsWith('shrank from 5 to 1 entries'),
     );

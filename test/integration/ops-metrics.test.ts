@@ -240,6 +240,10 @@ describe('refresher metrics and health', () => {
     expect(sample(s, 'frs_refresher_runs_total', { task: refreshed })).toBeGreaterThanOrEqual(1);
     expect(sample(s, 'frs_refresher_failures_total', { task: refreshed })).toBe(0);
     expect(sample(s, 'frs_refresher_snapshot_age_seconds', { capability: refreshed })).toBeLessThan(600);
+    // The age of its data, dated by the feed itself (an as-of header or the package's version).
+    expect(sample(s, 'frs_refresher_data_age_seconds', { capability: refreshed })).toBeGreaterThan(0);
+    expect(sample(s, 'frs_refresher_data_age_seconds', { capability: 'ip_tor_exit' })).toBeUndefined();
+    expect(sample(s, 'frs_refresher_max_data_age_seconds', { capability: 'ip_tor_exit' })).toBeGreaterThan(0);
     expect(
       sample(s, 'frs_refresher_consecutive_failures', { capability: 'ip_tor_exit' }),
     ).toBeGreaterThanOrEqual(1);

@@ -165,6 +165,7 @@ describe('alert rules and dashboard against the services', () => {
       'status="429"',
       'status="402"',
       'frs_capability_status',
+      'frs_capability_data_stale',
       'frs_audit_records_spilled_total',
       'frs_audit_records_dropped_total',
       'frs_sink_consumer_lag_records',

@@ -11,6 +11,10 @@ export interface CapabilityHealth {
   age_s?: number;
   freshness_s: number;
   entries?: number;
+  data_as_of?: string;
+  records?: number;
+  max_data_age_s: number;
+  stale?: boolean;
   breaker?: BreakerState;
   last_error?: string;
   last_error_at?: string;
@@ -34,10 +38,16 @@ export function capabilityHealth(
       ...cap.serving(cache.status(cap, nowMs, snaps)),
       kind: cap.kind,
       freshness_s: cap.def.freshnessS,
+      max_data_age_s: cap.def.maxDataAgeS,
     };
     if (state?.meta) {
       h.version = state.meta.version;
       h.entries = state.meta.entries;
+      h.records = state.meta.records ?? state.meta.entries;
+    }
+    if (state?.meta?.data_as_of && state.dataAsOfMs !== undefined) {
+      h.data_as_of = new Date(state.dataAsOfMs).toISOString();
+      h.stale = cache.dataStale(cap, nowMs, snaps);
     }
     if (state?.refreshedAtMs !== undefined) {
       h.refreshed_at = new Date(state.refreshedAtMs).toISOString();

@@ -8,7 +8,7 @@
  * refresher publishes one, which the announcement brings here.
  */
 import type { Redis } from 'ioredis';
-import type { CapabilityStatus } from '../../../shared/capabilities/condition.ts';
+import { dataStale, type CapabilityStatus } from '../../../shared/capabilities/condition.ts';
 import type { Capability, Holdings } from '../../../shared/capabilities/model.ts';
 import type { CapabilityName } from '../../../shared/capabilities/registry.ts';
 import { SNAPSHOT_FORMAT } from '../../../shared/capabilities/snapshots.ts';
@@ -19,6 +19,8 @@ export interface CapabilityState {
   meta?: SnapshotMeta;
   status?: RefreshStatus;
   refreshedAtMs?: number;
+  /** The loaded version's `data_as_of`, parsed; undefined when it does not say. */
+  dataAsOfMs?: number;
   /** Why this node could not load the announced version (it keeps the one it has). */
   loadError?: string;
 }
@@ -56,7 +58,13 @@ export class SnapshotCache {
 
   /** Status of a capability from this node's view, at `nowMs`. */
   status(cap: Capability, nowMs: number, snapshots = this.snapshots): CapabilityStatus {
-    return cap.status(snapshots, snapshots.states[cap.name]?.refreshedAtMs, nowMs);
+    const state = snapshots.states[cap.name];
+    return cap.status(snapshots, state?.refreshedAtMs, nowMs, state?.dataAsOfMs);
+  }
+
+  /** Whether the data this node holds of `cap` is older than its maximum data age. */
+  dataStale(cap: Capability, nowMs: number, snapshots = this.snapshots): boolean {
+    return dataStale(cap.def, snapshots.states[cap.name]?.dataAsOfMs, nowMs);
   }
 
   /**
@@ -119,6 +127,8 @@ export class SnapshotCache {
         try {
           await cap.load(store, meta, next);
           state.meta = meta;
+          if (meta.data_as_of) state.dataAsOfMs = Date.parse(meta.data_as_of);
+          else delete state.dataAsOfMs;
           delete state.loadError;
           log.info({ capability: cap.name, version: meta.version }, 'capability snapshot loaded');
         } catch (err) {
