@@ -13,7 +13,7 @@ import type { PhoneFacts } from '../resolution/phone.ts';
 import type { Evidence } from './evidence.ts';
 import { percentileRank, type Calibration } from './percentile.ts';
 import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
-import { REPUTATION_CAP, type BandFloors, type VersionDefinition } from './weights.ts';
+import { pointsOf, REPUTATION_CAP, type BandFloors, type VersionDefinition } from './weights.ts';
 import { sha256Hex } from '../sha256.ts';
 
 /** A version as scored with: its definition, calibration table, resolved floors and content hash. */
@@ -140,7 +140,7 @@ export function evaluate(
   const components = findings.map((f) => ({
     component: f.component,
     verdict: f.verdict,
-    contribution: points[f.detail] * (f.times ?? 1),
+    contribution: pointsOf(points, f.detail) * (f.times ?? 1),
     detail: f.detail,
   }));
   return { components, raw: components.reduce((sum, c) => sum + c.contribution, 0) };
