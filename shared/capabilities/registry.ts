@@ -8,6 +8,8 @@
  * of job, under a version the nodes learn the same way.
  */
 import type { ComponentKey } from '../scoring/reason-codes.ts';
+import type { CapabilityDefinition } from './definition.ts';
+import { CAPABILITY_DEFINITIONS } from './index.ts';
 
 /** Sources a capability is built from; each is a location (file path or HTTP URL) set in config. */
 export const FEEDS = {
@@ -58,95 +60,23 @@ export const FEEDS = {
 
 export type FeedName = keyof typeof FEEDS;
 
-export interface CapabilityDef {
-  name: ComponentKey;
-  kind: 'snapshot' | 'live';
-  feeds: readonly FeedName[];
-  /** Which subjects the capability evaluates; it is only named in `degraded_sources` for those. */
-  subject: 'phone' | 'ip' | 'any';
-  /** How often the refresher pulls the sources. */
-  refreshEveryS: number;
-  /** A snapshot not confirmed against its source for longer than this is stale: still used, but degraded. */
-  freshnessS: number;
-  /**
-   * With no snapshot at all: `unavailable` makes the component's verdict unavailable; `degraded`
-   * means the component still answers from what the code knows (libphonenumber's numbering plan,
-   * line types), on less evidence.
-   */
-  whenMissing: 'unavailable' | 'degraded';
-  /** Snapshot format, for operators reading Redis. */
-  format: string;
-}
+/** A capability's registry entry: how it is refreshed and served (shared/capabilities/definition.ts). */
+export type CapabilityDef = Pick<
+  CapabilityDefinition,
+  'kind' | 'feeds' | 'subject' | 'refreshEveryS' | 'freshnessS' | 'whenMissing' | 'format'
+> & { name: ComponentKey };
 
-const HOUR = 3600;
-
-export const CAPABILITIES: readonly CapabilityDef[] = [
-  {
-    name: 'caller_id_integrity',
-    kind: 'snapshot',
-    feeds: ['carrier'],
-    subject: 'phone',
-    refreshEveryS: 24 * HOUR,
-    freshnessS: 7 * 24 * HOUR,
-    whenMissing: 'degraded',
-    format:
-      'FRSC binary: carrier prefix keys (Float64Array) and name indexes (Uint16Array), names in the JSON header. ' +
-      'The numbering plan itself ships with libphonenumber-js and changes with its version.',
-  },
-  {
-    name: 'ndc_range_risk',
-    kind: 'snapshot',
-    feeds: ['ndcRisk'],
-    subject: 'phone',
-    refreshEveryS: 6 * HOUR,
-    freshnessS: 7 * 24 * HOUR,
-    whenMissing: 'degraded',
-    format: 'FRSC binary: prefix-to-level map in the JSON header (a few thousand entries at most).',
-  },
-  {
-    name: 'reputation_ledger',
-    kind: 'live',
-    feeds: ['reputation'],
-    subject: 'any',
-    refreshEveryS: 5 * 60,
-    freshnessS: 2 * HOUR,
-    whenMissing: 'unavailable',
-    format:
-      'Redis hash per version in the ledger Redis: field = 128-bit HMAC-SHA-256 of the canonical subject under the server secret, value = reports.',
-  },
-  {
-    name: 'ip_network_type',
-    kind: 'snapshot',
-    feeds: ['asn', 'ipCountry', 'hosting'],
-    subject: 'ip',
-    refreshEveryS: 24 * HOUR,
-    freshnessS: 7 * 24 * HOUR,
-    whenMissing: 'unavailable',
-    format:
-      'FRSC binary: ASN and country range tables (Uint32/BigUint64 bounds, values per row), AS names in ' +
-      'the header, and the hosting range set.',
-  },
-  {
-    name: 'ip_tor_exit',
-    kind: 'snapshot',
-    feeds: ['torExits'],
-    subject: 'ip',
-    refreshEveryS: 30 * 60,
-    freshnessS: 6 * HOUR,
-    whenMissing: 'unavailable',
-    format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
-  },
-  {
-    name: 'ip_vpn_proxy',
-    kind: 'snapshot',
-    feeds: ['vpnProxy'],
-    subject: 'ip',
-    refreshEveryS: 6 * HOUR,
-    freshnessS: 2 * 24 * HOUR,
-    whenMissing: 'unavailable',
-    format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy).',
-  },
-];
+/** The registry entries of shared/capabilities/index.ts, in its order. */
+export const CAPABILITIES: readonly CapabilityDef[] = CAPABILITY_DEFINITIONS.map((c) => ({
+  name: c.key,
+  kind: c.kind,
+  feeds: c.feeds,
+  subject: c.subject,
+  refreshEveryS: c.refreshEveryS,
+  freshnessS: c.freshnessS,
+  whenMissing: c.whenMissing,
+  format: c.format,
+}));
 
 export type CapabilityName = ComponentKey;
 

@@ -1,0 +1,56 @@
+import type { Tier, Verdict } from '../contract/response.ts';
+import type { Evidence } from '../scoring/evidence.ts';
+import type { FeedName } from './registry.ts';
+
+/** What a capability finds about one subject: its verdict and the reason code that says why. */
+export interface CapabilityFinding<Code extends string = string> {
+  verdict: Verdict;
+  /** One of its codes, or SOURCE_UNAVAILABLE when it was asked and could not answer. */
+  detail: Code | 'SOURCE_UNAVAILABLE';
+  /** Multiplies the code's points; only the reputation ledger counts more than one. */
+  times?: number;
+}
+
+/**
+ * Everything that makes one capability, in one object: its component key and description, the
+ * reason codes it gives with their narratives, its registry entry (how it is refreshed and served)
+ * and how it turns a subject's evidence into its finding. `shared/capabilities/index.ts` lists
+ * them; the registries, the engine and the tiers read that list.
+ */
+export interface CapabilityDefinition<Key extends string = string, Code extends string = string> {
+  /** The component key: `components[].component`, `degraded_sources`, health and registry name. */
+  key: Key;
+  /** The component key's entry in the contract's `x-component-keys`. */
+  description: string;
+  /** The codes its findings give, with their narratives (`x-reason-codes`). */
+  codes: Readonly<Record<Code, string>>;
+  /** The lowest tier whose callers see the component. */
+  tier: Tier;
+  kind: 'snapshot' | 'live';
+  feeds: readonly FeedName[];
+  /** Which subjects the capability evaluates; it is only named in `degraded_sources` for those. */
+  subject: 'phone' | 'ip' | 'any';
+  /** How often the refresher pulls the sources. */
+  refreshEveryS: number;
+  /** A snapshot not confirmed against its source for longer than this is stale: still used, but degraded. */
+  freshnessS: number;
+  /**
+   * With no snapshot at all: `unavailable` makes the component's verdict unavailable; `degraded`
+   * means the component still answers from what the code knows (libphonenumber's numbering plan,
+   * line types), on less evidence.
+   */
+  whenMissing: 'unavailable' | 'degraded';
+  /** Snapshot format, for operators reading Redis. */
+  format: string;
+  /** Its finding for the subject, or undefined when the evidence has nothing for it to judge. */
+  finding(evidence: Evidence): CapabilityFinding<Code> | undefined;
+}
+
+/** Checks a definition and keeps its key and codes as literal types, for the derived unions. */
+export function defineCapability<const Key extends string, const Code extends string>(
+  def: CapabilityDefinition<Key, Code>,
+): CapabilityDefinition<Key, Code> {
+  return def;
+}
+
+export const HOUR = 3600;

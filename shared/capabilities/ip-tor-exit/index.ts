@@ -1,0 +1,23 @@
+import { defineCapability, HOUR } from '../definition.ts';
+import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+
+/** Whether the address is a Tor exit: the Tor Project's bulk exit list. */
+export const ipTorExit = defineCapability({
+  key: 'ip_tor_exit',
+  description: 'Whether the address is a Tor exit node.',
+  codes: { IP_TOR_EXIT: 'The address is a Tor exit node.', ...IP_NOT_ANONYMISED },
+  tier: 'assess',
+  kind: 'snapshot',
+  feeds: ['torExits'],
+  subject: 'ip',
+  refreshEveryS: 30 * 60,
+  freshnessS: 6 * HOUR,
+  whenMissing: 'unavailable',
+  format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
+  finding: ({ ip }) => {
+    if (!ip) return undefined;
+    return ip.tor
+      ? { verdict: 'adverse', detail: 'IP_TOR_EXIT' }
+      : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
+  },
+});
