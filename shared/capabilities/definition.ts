@@ -1,6 +1,16 @@
 import type { Tier, Verdict } from '../contract/response.ts';
 import type { Evidence } from '../scoring/evidence.ts';
+import type { Decoded } from './codec.ts';
 import type { FeedName } from './registry.ts';
+import type { BuiltSnapshot, FeedFiles } from './snapshot-format.ts';
+
+/** How a snapshot capability's feeds become its blob in Redis, and the blob its data on a node. */
+export interface SnapshotCodec<Data> {
+  /** Refresher: parses and validates the fetched feeds (throws a FeedError on bad input). */
+  build(files: FeedFiles): BuiltSnapshot;
+  /** Node: the data of a blob already checked to be a snapshot of this format; `what` names it in errors. */
+  decode(decoded: Decoded, what: string): Data;
+}
 
 /** What a capability finds about one subject: its verdict and the reason code that says why. */
 export interface CapabilityFinding<Code extends string = string> {
@@ -17,7 +27,11 @@ export interface CapabilityFinding<Code extends string = string> {
  * and how it turns a subject's evidence into its finding. `shared/capabilities/index.ts` lists
  * them; the registries, the engine and the tiers read that list.
  */
-export interface CapabilityDefinition<Key extends string = string, Code extends string = string> {
+export interface CapabilityDefinition<
+  Key extends string = string,
+  Code extends string = string,
+  Data = unknown,
+> {
   /** The component key: `components[].component`, `degraded_sources`, health and registry name. */
   key: Key;
   /** The component key's entry in the contract's `x-component-keys`. */
@@ -42,14 +56,16 @@ export interface CapabilityDefinition<Key extends string = string, Code extends 
   whenMissing: 'unavailable' | 'degraded';
   /** Snapshot format, for operators reading Redis. */
   format: string;
+  /** A snapshot capability's build and decode; the live ledger has none. */
+  snapshot?: SnapshotCodec<Data>;
   /** Its finding for the subject, or undefined when the evidence has nothing for it to judge. */
   finding(evidence: Evidence): CapabilityFinding<Code> | undefined;
 }
 
 /** Checks a definition and keeps its key and codes as literal types, for the derived unions. */
-export function defineCapability<const Key extends string, const Code extends string>(
-  def: CapabilityDefinition<Key, Code>,
-): CapabilityDefinition<Key, Code> {
+export function defineCapability<const Key extends string, const Code extends string, Data = never>(
+  def: CapabilityDefinition<Key, Code, Data>,
+): CapabilityDefinition<Key, Code, Data> {
   return def;
 }
 

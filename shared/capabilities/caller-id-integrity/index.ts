@@ -1,4 +1,7 @@
+import { buildCarrierPrefixes, type CarrierPrefixes } from '../../resolution/carrier-prefixes.ts';
+import { carrierArrays, carrierHeader, carriersFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, HOUR } from '../definition.ts';
+import { encode, parsing } from '../snapshot-format.ts';
 
 /** Whether the caller ID can exist: the numbering plan, with carrier prefixes from libphonenumber. */
 export const callerIdIntegrity = defineCapability({
@@ -20,6 +23,20 @@ export const callerIdIntegrity = defineCapability({
   format:
     'FRSC binary: carrier prefix keys (Float64Array) and name indexes (Uint16Array), names in the JSON header. ' +
     'The numbering plan itself ships with libphonenumber-js and changes with its version.',
+  snapshot: {
+    build: (files) => {
+      const carriers = parsing(
+        'carrier',
+        () => buildCarrierPrefixes(files.carrier ?? new Map()),
+        (c) => c.keys.length,
+      );
+      return {
+        payload: encode(carrierHeader(carriers), carrierArrays(carriers)),
+        entries: carriers.keys.length,
+      };
+    },
+    decode: (decoded, what): CarrierPrefixes => carriersFrom(decoded, what),
+  },
   finding: ({ phone: p }) => {
     if (!p) return undefined;
     if (p.valid) return { verdict: 'clean', detail: 'CLI_VALID' };

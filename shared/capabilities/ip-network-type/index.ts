@@ -1,4 +1,9 @@
+import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolution/ip-networks.ts';
+import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, HOUR } from '../definition.ts';
+import { parseRangeFeed } from '../feeds/range-feed.ts';
+import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { encode, file, length, parsing } from '../snapshot-format.ts';
 
 /** The kind of network an address sits on: origin AS, registry country and hosting ranges. */
 export const ipNetworkType = defineCapability({
@@ -21,6 +26,35 @@ export const ipNetworkType = defineCapability({
   format:
     'FRSC binary: ASN and country range tables (Uint32/BigUint64 bounds, values per row), AS names in ' +
     'the header, and the hosting range set.',
+  snapshot: {
+    build: (files) => {
+      const networks = parsing(
+        'asn',
+        () =>
+          buildIpNetworks({
+            asnV4: file(files, 'asn', NETWORK_FILES.asnV4),
+            asnV6: file(files, 'asn', NETWORK_FILES.asnV6),
+            countryV4: file(files, 'ipCountry', NETWORK_FILES.countryV4),
+            countryV6: file(files, 'ipCountry', NETWORK_FILES.countryV6),
+          }),
+        (n) => n.asnV4.asn.length * n.countryV4.country.length,
+      );
+      const hostingEntries = parsing('hosting', () => parseRangeFeed(file(files, 'hosting')), length);
+      const hosting = buildRangeSet(hostingEntries);
+      return {
+        payload: encode(networkHeader(networks), {
+          ...networkArrays(networks),
+          ...rangeSetArrays(hosting, 'hosting'),
+        }),
+        // The shrink check of a refresh compares this total, which the routing table dominates.
+        entries: networks.asnV4.asn.length + networks.asnV6.asn.length + hostingEntries.length,
+      };
+    },
+    decode: (decoded, what): { networks: IpNetworks; hosting: RangeSet } => ({
+      networks: networksFrom(decoded, what),
+      hosting: rangeSetFrom(decoded, 'hosting', what),
+    }),
+  },
   finding: ({ ip }) => {
     if (!ip) return undefined;
     if (ip.bogon) return { verdict: 'adverse', detail: 'IP_BOGON' };

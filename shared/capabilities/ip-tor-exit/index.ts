@@ -1,4 +1,7 @@
 import { defineCapability, HOUR } from '../definition.ts';
+import { parseRangeFeed } from '../feeds/range-feed.ts';
+import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { encode, file, length, parsing } from '../snapshot-format.ts';
 import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
 
 /** Whether the address is a Tor exit: the Tor Project's bulk exit list. */
@@ -14,6 +17,13 @@ export const ipTorExit = defineCapability({
   freshnessS: 6 * HOUR,
   whenMissing: 'unavailable',
   format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
+  snapshot: {
+    build: (files) => {
+      const entries = parsing('torExits', () => parseRangeFeed(file(files, 'torExits')), length);
+      return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
+    },
+    decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
+  },
   finding: ({ ip }) => {
     if (!ip) return undefined;
     return ip.tor

@@ -1,4 +1,6 @@
 import { defineCapability, HOUR } from '../definition.ts';
+import { NDC_LEVELS, parseNdcFeed, type NdcLevel, type NdcRisk } from '../feeds/ndc-feed.ts';
+import { encode, file, parsing } from '../snapshot-format.ts';
 
 /** Range types that fraud favours: cheap to obtain in bulk, easy to move, or billed to the callee. */
 const ELEVATED_LINE_TYPES = new Set([
@@ -28,6 +30,23 @@ export const ndcRangeRisk = defineCapability({
   freshnessS: 7 * 24 * HOUR,
   whenMissing: 'degraded',
   format: 'FRSC binary: prefix-to-level map in the JSON header (a few thousand entries at most).',
+  snapshot: {
+    build: (files) => {
+      const risk = parsing(
+        'ndcRisk',
+        () => parseNdcFeed(file(files, 'ndcRisk')),
+        (r) => r.size,
+      );
+      return { payload: encode({ ndc: [...risk] }, {}), entries: risk.size };
+    },
+    decode: (decoded, what): NdcRisk => {
+      const pairs = decoded.header.ndc;
+      if (!Array.isArray(pairs)) throw new Error(`${what}: prefix map is missing`);
+      return new Map(
+        (pairs as [string, NdcLevel][]).filter(([p, l]) => typeof p === 'string' && NDC_LEVELS.includes(l)),
+      );
+    },
+  },
   finding: ({ phone: p, ndcListed: listed }) => {
     if (!p) return undefined;
     if (!p.valid) return { verdict: 'no_match', detail: 'NDC_RANGE_UNKNOWN' };

@@ -19,7 +19,7 @@ import type { Band, Verdict } from '../../contract/response.ts';
 import { parseNdcFeed } from '../../capabilities/feeds/ndc-feed.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
 import { buildRangeSet } from '../../capabilities/range-set.ts';
-import { VPN_PROXY_KINDS } from '../../capabilities/snapshots.ts';
+import { VPN_PROXY_KINDS } from '../../capabilities/ip-vpn-proxy/index.ts';
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
