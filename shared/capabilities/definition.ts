@@ -27,11 +27,15 @@ export interface CapabilityFinding<Code extends string = string> {
  * and how it turns a subject's evidence into its finding. `shared/capabilities/index.ts` lists
  * them; the registries, the engine and the tiers read that list.
  */
-export interface CapabilityDefinition<
+export type CapabilityDefinition<
   Key extends string = string,
   Code extends string = string,
   Data = unknown,
-> {
+> = CapabilityParts<Key, Code> &
+  // A snapshot capability carries its build and decode; the live ledger has none.
+  ({ kind: 'snapshot'; snapshot: SnapshotCodec<Data> } | { kind: 'live'; snapshot?: undefined });
+
+interface CapabilityParts<Key extends string, Code extends string> {
   /** The component key: `components[].component`, `degraded_sources`, health and registry name. */
   key: Key;
   /** The component key's entry in the contract's `x-component-keys`. */
@@ -40,7 +44,6 @@ export interface CapabilityDefinition<
   codes: Readonly<Record<Code, string>>;
   /** The lowest tier whose callers see the component. */
   tier: Tier;
-  kind: 'snapshot' | 'live';
   feeds: readonly FeedName[];
   /** Which subjects the capability evaluates; it is only named in `degraded_sources` for those. */
   subject: 'phone' | 'ip' | 'any';
@@ -56,8 +59,6 @@ export interface CapabilityDefinition<
   whenMissing: 'unavailable' | 'degraded';
   /** Snapshot format, for operators reading Redis. */
   format: string;
-  /** A snapshot capability's build and decode; the live ledger has none. */
-  snapshot?: SnapshotCodec<Data>;
   /** Its finding for the subject, or undefined when the evidence has nothing for it to judge. */
   finding(evidence: Evidence): CapabilityFinding<Code> | undefined;
 }

@@ -6,12 +6,21 @@ import { lowestTierWith } from '../scoring/tiers.ts';
 import { readLock } from '../scoring/version-files.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../scoring/versions.ts';
 import type { CapabilityDefinition } from './definition.ts';
+import { kindAt } from './range-set.ts';
 import { CAPABILITY_BY_NAME } from './registry.ts';
+import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
 
 // A capability added after every version was released, defined in one place and registered the
 // way a real one is: one more entry in the list of shared/capabilities/index.ts.
-const { addedLater } = vi.hoisted(() => {
-  const def: CapabilityDefinition<'ip_added_later', 'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED'> = {
+const { addedLater } = await vi.hoisted(async () => {
+  const { encode, file, length, parsing } = await import('./snapshot-format.ts');
+  const { parseRangeFeed } = await import('./feeds/range-feed.ts');
+  const { buildRangeSet, rangeSetArrays, rangeSetFrom } = await import('./range-set.ts');
+  const def: CapabilityDefinition<
+    'ip_added_later',
+    'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED',
+    ReturnType<typeof rangeSetFrom>
+  > = {
     key: 'ip_added_later',
     description: 'Whether the address is on a list added after every release.',
     codes: {
@@ -25,7 +34,17 @@ const { addedLater } = vi.hoisted(() => {
     refreshEveryS: 3600,
     freshnessS: 7200,
     whenMissing: 'unavailable',
-    format: 'test',
+    format: 'FRSC binary: range set.',
+    snapshot: {
+      build: (files) => {
+        const entries = parsing('torExits', () => parseRangeFeed(file(files, 'torExits')), length);
+        return {
+          payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')),
+          entries: entries.length,
+        };
+      },
+      decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
+    },
     finding: ({ ip }) => {
       if (!ip) return undefined;
       return ip.asn === 'AS64500'
@@ -62,6 +81,15 @@ describe('a capability added in one folder and one line', () => {
     expect(Object.keys(REASON_CODES).at(-1)).toBe('SOURCE_UNAVAILABLE');
     expect(CAPABILITY_BY_NAME.get('ip_added_later')).toMatchObject({ kind: 'snapshot', subject: 'ip' });
     expect(lowestTierWith('ip_added_later')).toBe('assess');
+  });
+
+  it('builds and decodes its snapshot through the snapshot dispatch', () => {
+    const name = 'ip_added_later' as SnapshotName;
+    const built = buildSnapshot(name, { torExits: new Map([['', Buffer.from('192.0.2.10\n')]]) });
+    expect(built.entries).toBe(1);
+    const set = decodeSnapshot(name, built.payload) as ReturnType<typeof addedLater.snapshot.decode>;
+    expect(kindAt(set, { v4: 0xc000020a })).toBe(1);
+    expect(kindAt(set, { v4: 0xc000020b })).toBe(0);
   });
 
   it('leaves every released version and its hash as they were', () => {

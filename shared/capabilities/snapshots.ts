@@ -3,12 +3,11 @@
  * (shared/capabilities/<name>/); the binary form they share is snapshot-format.ts.
  */
 import { decodeSections } from './codec.ts';
-import type { CapabilityDefinition } from './definition.ts';
+import type { SnapshotCodec } from './definition.ts';
 import { CAPABILITY_DEFINITIONS, type CapabilityDefinitions } from './index.ts';
 import { MAGIC, SNAPSHOT_FORMAT, type BuiltSnapshot, type FeedFiles } from './snapshot-format.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type DataOf<D> = D extends CapabilityDefinition<any, any, infer T> ? T : never;
+type DataOf<D> = D extends { snapshot: SnapshotCodec<infer T> } ? T : never;
 
 /** The in-memory data of each snapshot capability. */
 export type SnapshotData = {
