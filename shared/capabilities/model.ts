@@ -14,13 +14,8 @@ import { capabilityStatus, type CapabilityStatus } from './condition.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import { parseReputationFeed } from './feeds/reputation-feed.ts';
 import type { CapabilityDef, CapabilityName } from './registry.ts';
-import {
-  buildSnapshot,
-  decodeSnapshot,
-  type FeedFiles,
-  type SnapshotData,
-  type SnapshotName,
-} from './snapshots.ts';
+import type { FeedFiles } from './snapshot-format.ts';
+import { buildSnapshot, decodeSnapshot, type SnapshotData, type SnapshotName } from './snapshots.ts';
 import type { SnapshotMeta, SnapshotStore } from './store.ts';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';

@@ -13,7 +13,7 @@ import { dataAsOf } from './feeds/as-of.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import type { Capability } from './model.ts';
 import type { FeedName } from './registry.ts';
-import { SNAPSHOT_FORMAT, type FeedFiles } from './snapshots.ts';
+import { SNAPSHOT_FORMAT, type FeedFiles } from './snapshot-format.ts';
 import { fetchFeed } from './sources.ts';
 import type { SnapshotMeta, SnapshotStore } from './store.ts';
 

@@ -132,6 +132,18 @@ describe('evaluate', () => {
     });
   });
 
+  it('scores a code the version does not name as 0, keeping its verdict and detail', () => {
+    const { CLI_IMPOSSIBLE: _unnamed, ...rest } = def.points;
+    const { components, raw } = evaluate({ phone: impossible }, rest);
+    expect(components[0]).toEqual({
+      component: 'caller_id_integrity',
+      verdict: 'adverse',
+      contribution: 0,
+      detail: 'CLI_IMPOSSIBLE',
+    });
+    expect(raw).toBe(0);
+  });
+
   it('classifies networks: bogon, hosting, access, unknown', () => {
     const network = (f: IpFacts) => evaluate({ ip: f }, def.points).components[0]!.detail;
     expect(network(ip({ bogon: true }))).toBe('IP_BOGON');

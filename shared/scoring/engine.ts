@@ -1,3 +1,5 @@
+import type { CapabilityFinding } from '../capabilities/definition.ts';
+import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import type { Context } from '../contract/request.ts';
 import type {
   Action,
@@ -8,12 +10,11 @@ import type {
   SubjectResolutionT,
   Verdict,
 } from '../contract/response.ts';
-import type { IpFacts } from '../resolution/ip.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
 import type { Evidence } from './evidence.ts';
 import { percentileRank, type Calibration } from './percentile.ts';
 import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
-import { REPUTATION_CAP, type BandFloors, type VersionDefinition } from './weights.ts';
+import { pointsOf, type BandFloors, type VersionDefinition } from './weights.ts';
 import { sha256Hex } from '../sha256.ts';
 
 /** A version as scored with: its definition, calibration table, resolved floors and content hash. */
@@ -52,72 +53,9 @@ export const DISCLOSURE =
   'This score is a ranking of the subject against a reference population, not a probability of fraud. ' +
   'Use it with your own policy; a low score with thin coverage means the subject is unwatched, not clean.';
 
-interface Finding {
+/** A capability's finding (shared/capabilities/definition.ts), named by its component. */
+interface Finding extends CapabilityFinding<ReasonCode> {
   component: ComponentKey;
-  verdict: Verdict;
-  detail: ReasonCode;
-  /** Multiplies the code's points; only the reputation ledger counts more than one. */
-  times?: number;
-}
-
-/** Range types that fraud favours: cheap to obtain in bulk, easy to move, or billed to the callee. */
-const ELEVATED_LINE_TYPES = new Set([
-  'voip',
-  'premium_rate',
-  'shared_cost',
-  'personal_number',
-  'uan',
-  'pager',
-]);
-
-function phoneFindings(p: PhoneFacts, listed: Evidence['ndcListed']): Finding[] {
-  const cli: Finding = p.valid
-    ? { component: 'caller_id_integrity', verdict: 'clean', detail: 'CLI_VALID' }
-    : p.trunkZero
-      ? { component: 'caller_id_integrity', verdict: 'no_match', detail: 'CLI_UNATTESTED' }
-      : { component: 'caller_id_integrity', verdict: 'adverse', detail: 'CLI_IMPOSSIBLE' };
-  // The range-risk feed overrides the line-type rule either way: it knows ranges, not just types.
-  const ndc: Finding = !p.valid
-    ? { component: 'ndc_range_risk', verdict: 'no_match', detail: 'NDC_RANGE_UNKNOWN' }
-    : listed === 'ordinary'
-      ? { component: 'ndc_range_risk', verdict: 'clean', detail: 'NDC_RANGE_ORDINARY' }
-      : listed === 'elevated' || ELEVATED_LINE_TYPES.has(p.line_type ?? '')
-        ? { component: 'ndc_range_risk', verdict: 'elevated', detail: 'NDC_RANGE_ELEVATED' }
-        : { component: 'ndc_range_risk', verdict: 'clean', detail: 'NDC_RANGE_ORDINARY' };
-  return [cli, ndc];
-}
-
-function ipFindings(ip: IpFacts): Finding[] {
-  const network: Finding = ip.bogon
-    ? { component: 'ip_network_type', verdict: 'adverse', detail: 'IP_BOGON' }
-    : ip.hosting
-      ? { component: 'ip_network_type', verdict: 'elevated', detail: 'IP_HOSTING' }
-      : ip.as_type
-        ? { component: 'ip_network_type', verdict: 'clean', detail: 'IP_ACCESS_NETWORK' }
-        : { component: 'ip_network_type', verdict: 'neutral', detail: 'IP_NETWORK_UNKNOWN' };
-  const tor: Finding = ip.tor
-    ? { component: 'ip_tor_exit', verdict: 'adverse', detail: 'IP_TOR_EXIT' }
-    : { component: 'ip_tor_exit', verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
-  const vpn: Finding =
-    ip.vpn || ip.proxy
-      ? { component: 'ip_vpn_proxy', verdict: 'elevated', detail: 'IP_VPN_PROXY' }
-      : { component: 'ip_vpn_proxy', verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
-  return [network, tor, vpn];
-}
-
-function reputationFinding(rep: NonNullable<Evidence['reputation']>): Finding {
-  if (rep === 'unavailable') {
-    return { component: 'reputation_ledger', verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
-  }
-  if (rep.reports === 0) {
-    return { component: 'reputation_ledger', verdict: 'no_match', detail: 'REPUTATION_NO_REPORTS' };
-  }
-  return {
-    component: 'reputation_ledger',
-    verdict: rep.reports >= REPUTATION_CAP ? 'adverse' : 'elevated',
-    detail: 'REPUTATION_REPORTED',
-    times: Math.min(REPUTATION_CAP, rep.reports),
-  };
 }
 
 /** Components with their integer contributions under `points`, and their sum: the raw risk. */
@@ -126,21 +64,20 @@ export function evaluate(
   points: VersionDefinition['points'],
 ): { components: ComponentResult[]; raw: number } {
   const findings: Finding[] = [];
-  if (evidence.phone) findings.push(...phoneFindings(evidence.phone, evidence.ndcListed));
-  if (evidence.ip) findings.push(...ipFindings(evidence.ip));
-  if (evidence.reputation !== undefined) findings.push(reputationFinding(evidence.reputation));
   const missing = evidence.unavailable;
-  if (missing) {
-    for (const [i, f] of findings.entries()) {
-      if (missing.has(f.component)) {
-        findings[i] = { component: f.component, verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
-      }
-    }
+  for (const cap of COMPONENT_ORDER) {
+    const found = cap.finding(evidence);
+    if (!found) continue;
+    findings.push(
+      missing?.has(cap.key)
+        ? { component: cap.key, verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' }
+        : { component: cap.key, ...found },
+    );
   }
   const components = findings.map((f) => ({
     component: f.component,
     verdict: f.verdict,
-    contribution: points[f.detail] * (f.times ?? 1),
+    contribution: pointsOf(points, f.detail) * (f.times ?? 1),
     detail: f.detail,
   }));
   return { components, raw: components.reduce((sum, c) => sum + c.contribution, 0) };

@@ -1,44 +1,48 @@
 /**
  * The registries the contract publishes (OpenAPI `x-component-keys`, `x-reason-codes`,
- * `x-benign-exclusions`). Add keys and codes here only; nothing else may invent one.
+ * `x-benign-exclusions`). Component keys and reason codes come from the capabilities
+ * (shared/capabilities/index.ts); benign exclusions are the engine's own. Nothing else may
+ * invent one.
  */
+import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
+import { CAPABILITY_DEFINITIONS, type CapabilityDefinitions } from '../capabilities/index.ts';
+
+type CodesOf<D> = D extends { codes: infer C } ? keyof C & string : never;
 
 /** Component keys: the values of `components[].component`, `degraded_sources` and health capabilities. */
-export const COMPONENT_KEYS = {
-  caller_id_integrity: 'Whether the caller ID can exist: an allocated range of the numbering plan.',
-  ndc_range_risk: 'Risk of the range type of the number (VoIP, premium rate, personal numbers...).',
-  reputation_ledger: 'Fraud reports about the subject in the reputation ledger.',
-  ip_network_type: 'Kind of network the address sits on: access, hosting, or reserved space.',
-  ip_tor_exit: 'Whether the address is a Tor exit node.',
-  ip_vpn_proxy: 'Whether the address is a known VPN or proxy endpoint.',
-} as const;
+export type ComponentKey = CapabilityDefinitions['key'];
 
-export type ComponentKey = keyof typeof COMPONENT_KEYS;
+export const COMPONENT_KEYS = Object.fromEntries(
+  CAPABILITY_DEFINITIONS.map((c) => [c.key, c.description]),
+) as Readonly<Record<ComponentKey, string>>;
 
 /** Reason codes: the values of `components[].detail` and `primary_risk_factor.code`. */
-export const REASON_CODES = {
-  CLI_IMPOSSIBLE: 'The caller ID cannot exist: its length or range is not allocated by the numbering plan.',
-  CLI_UNATTESTED:
-    'The caller ID resolves to no numbering range (for example a national trunk zero after the country code).',
-  CLI_VALID: 'The caller ID is in an allocated range of the numbering plan.',
-  NDC_RANGE_ELEVATED:
-    'The number is in a range type often used for fraud (VoIP, premium rate, shared cost, personal numbers).',
-  NDC_RANGE_ORDINARY: 'The number is in an ordinary mobile or fixed-line range.',
-  NDC_RANGE_UNKNOWN: 'The number resolves to no range, so its range risk cannot be assessed.',
-  IP_BOGON:
-    'The address is in reserved or special-purpose space and cannot be a real client on the internet.',
-  IP_HOSTING: 'The address belongs to a hosting or data-centre network, not an access network.',
-  IP_ACCESS_NETWORK: 'The address belongs to an access (residential, mobile or business) network.',
-  IP_NETWORK_UNKNOWN: 'The network of the address is not classified.',
-  IP_TOR_EXIT: 'The address is a Tor exit node.',
-  IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.',
-  IP_NOT_ANONYMISED: 'The address is not a known Tor, VPN or proxy endpoint.',
-  REPUTATION_REPORTED: 'The subject has fraud reports in the reputation ledger.',
-  REPUTATION_NO_REPORTS: 'The subject has no fraud reports in the reputation ledger.',
-  SOURCE_UNAVAILABLE: 'The capability could not answer in time; the component contributes nothing.',
-} as const;
+export type ReasonCode = CodesOf<CapabilityDefinitions> | 'SOURCE_UNAVAILABLE';
 
-export type ReasonCode = keyof typeof REASON_CODES;
+/**
+ * The codes of the capabilities in response order. A code several capabilities share (the clean
+ * IP_NOT_ANONYMISED) is listed once, after the last of them; SOURCE_UNAVAILABLE, which any
+ * component gives when its capability cannot answer, comes last.
+ */
+function reasonCodes(): Readonly<Record<ReasonCode, string>> {
+  const out = new Map<string, string>();
+  for (const c of COMPONENT_ORDER) {
+    for (const [code, narrative] of Object.entries<string>(c.codes)) {
+      const known = out.get(code);
+      if (known !== undefined && known !== narrative)
+        throw new Error(`reason code ${code} has two narratives (${c.key})`);
+      out.delete(code);
+      out.set(code, narrative);
+    }
+  }
+  out.set(
+    'SOURCE_UNAVAILABLE',
+    'The capability could not answer in time; the component contributes nothing.',
+  );
+  return Object.fromEntries(out) as Record<ReasonCode, string>;
+}
+
+export const REASON_CODES = reasonCodes();
 
 /**
  * Benign exclusions: facts the engine checked that argue against fraud. They explain why an

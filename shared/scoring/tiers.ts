@@ -1,24 +1,26 @@
+import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
 import type { ErrorItem } from '../contract/errors.ts';
 import type { ScoreRequest } from '../contract/request.ts';
 import type { Tier } from '../contract/response.ts';
 
+/** The components of the capabilities whose lowest tier is `tier`, in registry order. */
+const componentsOf = (tier: Tier) => CAPABILITY_DEFINITIONS.filter((c) => c.tier === tier).map((c) => c.key);
+
 /**
  * What each tier includes, one table. Each tier includes everything of the tier below.
- * Keys are component keys or response-field paths; anything a caller's tier lacks is listed in
- * `suppressed` with the lowest tier that has it.
+ * Keys are component keys (each capability names its tier) or response-field paths; anything a
+ * caller's tier lacks is listed in `suppressed` with the lowest tier that has it.
  */
 export const TIER_INCLUSION: Record<Tier, readonly string[]> = {
-  verify: ['score', 'band', 'recommended_action', 'coverage', 'caller_id_integrity', 'ip_network_type'],
+  verify: ['score', 'band', 'recommended_action', 'coverage', ...componentsOf('verify')],
   assess: [
-    'ndc_range_risk',
-    'ip_tor_exit',
-    'ip_vpn_proxy',
+    ...componentsOf('assess'),
     'subject',
     'primary_risk_factor',
     'benign_exclusions',
     'context_applied',
   ],
-  bureau: ['reputation_ledger', 'cluster_id', 'shadow'],
+  bureau: [...componentsOf('bureau'), 'cluster_id', 'shadow'],
 };
 
 /** Request options that ask for an included item; sending one the tier lacks is a 403. */

@@ -6,7 +6,7 @@ import type { ReasonCode } from './reason-codes.ts';
 import { readCalibrationFile, readLock, versionHash } from './version-files.ts';
 import { effectiveState } from './version-state.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from './versions.ts';
-import { VERSION_DEFINITIONS } from './weights.ts';
+import { pointsOf, VERSION_DEFINITIONS } from './weights.ts';
 
 describe('score versions', () => {
   it('every version is locked by its content hash, and any change to a released one breaks it', () => {
@@ -14,7 +14,7 @@ describe('score versions', () => {
     for (const v of SCORE_VERSIONS) {
       expect(lock[v.id]).toBe(v.hash);
       const cal = readCalibrationFile(v.id);
-      const nudged = { ...v, points: { ...v.points, IP_HOSTING: v.points.IP_HOSTING + 1 } };
+      const nudged = { ...v, points: { ...v.points, IP_HOSTING: pointsOf(v.points, 'IP_HOSTING') + 1 } };
       expect(versionHash(nudged, v.bandFloors, cal)).not.toBe(v.hash);
       expect(versionHash(v, { ...v.bandFloors, critical: v.bandFloors.critical + 1 }, cal)).not.toBe(v.hash);
       if (v.gates) expect(versionHash({ ...v, gates: undefined }, v.bandFloors, cal)).not.toBe(v.hash);
@@ -31,7 +31,8 @@ describe('score versions', () => {
     ];
     const gated = VERSION_DEFINITIONS.filter((d) => d.gates);
     expect(gated.map((d) => d.id)).toContain(DEFAULT_VERSION.id);
-    for (const d of gated) for (const code of missing) expect(d.points[code], `${d.id} ${code}`).toBe(0);
+    for (const d of gated)
+      for (const code of missing) expect(pointsOf(d.points, code), `${d.id} ${code}`).toBe(0);
   });
 
   it('the run-time state ignores unknown and retired versions and never makes the default its own challenger', () => {

@@ -2,8 +2,8 @@ import type { Band, Verdict } from '../contract/response.ts';
 import type { ReasonCode } from './reason-codes.ts';
 
 /**
- * What a score version freezes besides its calibration table: the raw-risk points of every
- * reason code and the band thresholds. Never edit a released version; add a new one.
+ * What a score version freezes besides its calibration table: the raw-risk points of the reason
+ * codes it scores and the band thresholds. Never edit a released version; add a new one.
  */
 export interface VersionDefinition {
   id: string;
@@ -13,8 +13,12 @@ export interface VersionDefinition {
    * layered over this, never edits here.
    */
   status: 'live' | 'retired' | 'candidate';
-  /** Raw-risk points per reason code; REPUTATION_REPORTED is per report, capped at REPUTATION_CAP reports. */
-  points: Record<ReasonCode, number>;
+  /**
+   * Raw-risk points of the codes this version names; a code it does not name scores 0 in it, so a
+   * reason code added later never edits a released version (nor its hash, which covers the map as
+   * written). REPUTATION_REPORTED is per report, capped at REPUTATION_CAP reports.
+   */
+  points: Partial<Record<ReasonCode, number>>;
   /**
    * Lowest score of each band above minimal, before the risk-posture shift. Versions from
    * 2026.12.0 on leave it out and carry `bandRateCaps` instead: their floors are derived from the
@@ -36,7 +40,12 @@ export type BandFloors = { low: number; medium: number; high: number; critical: 
 
 export const REPUTATION_CAP = 3;
 
-const POINTS_2026_11: Record<ReasonCode, number> = {
+/** The points of `code` under a version's map: 0 when the version does not name it. */
+export function pointsOf(points: VersionDefinition['points'], code: ReasonCode): number {
+  return points[code] ?? 0;
+}
+
+const POINTS_2026_11: VersionDefinition['points'] = {
   CLI_IMPOSSIBLE: 45,
   CLI_UNATTESTED: 15,
   CLI_VALID: 0,
@@ -62,7 +71,7 @@ const FLOORS = { low: 20, medium: 40, high: 60, critical: 80 };
  * weighs nothing; the points rank what is known to be wrong by how directly it serves fraud:
  * hosting < VPN < a reported subject or an elevated range < Tor < a bogon < an impossible number.
  */
-const POINTS_2026_12: Record<ReasonCode, number> = {
+const POINTS_2026_12: VersionDefinition['points'] = {
   CLI_IMPOSSIBLE: 45,
   CLI_UNATTESTED: 0,
   CLI_VALID: 0,

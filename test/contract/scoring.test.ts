@@ -13,6 +13,7 @@ import { bandFor } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
+import { pointsOf } from '../../shared/scoring/weights.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { freshAddress, freshMobile, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -249,7 +250,10 @@ describe('POST /v1/score responses against the running API', () => {
       const v = findVersion('2026.08.0')!;
       expect(r.shadow).toEqual({
         score_version: '2026.08.0',
-        score: percentileRank(v.points.IP_BOGON + v.points.IP_NOT_ANONYMISED * 2, v.calibration),
+        score: percentileRank(
+          pointsOf(v.points, 'IP_BOGON') + pointsOf(v.points, 'IP_NOT_ANONYMISED') * 2,
+          v.calibration,
+        ),
         band: bandFor(r.shadow!.score, v),
       });
       expect(r.score_version).toBe('2026.12.0');

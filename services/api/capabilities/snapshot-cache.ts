@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { dataStale, type CapabilityStatus } from '../../../shared/capabilities/condition.ts';
 import type { Capability, Holdings } from '../../../shared/capabilities/model.ts';
 import type { CapabilityName } from '../../../shared/capabilities/registry.ts';
-import { SNAPSHOT_FORMAT } from '../../../shared/capabilities/snapshots.ts';
+import { SNAPSHOT_FORMAT } from '../../../shared/capabilities/snapshot-format.ts';
 import type { RefreshStatus, SnapshotMeta, SnapshotStore } from '../../../shared/capabilities/store.ts';
 import type { Logger } from '../../../shared/logger.ts';
 

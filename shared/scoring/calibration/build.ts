@@ -19,7 +19,7 @@ import type { Band, Verdict } from '../../contract/response.ts';
 import { parseNdcFeed } from '../../capabilities/feeds/ndc-feed.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
 import { buildRangeSet } from '../../capabilities/range-set.ts';
-import { VPN_PROXY_KINDS } from '../../capabilities/snapshots.ts';
+import { VPN_PROXY_KINDS } from '../../capabilities/ip-vpn-proxy/index.ts';
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
@@ -33,7 +33,7 @@ import {
   resolveVersion,
   type CalibrationFile,
 } from '../version-files.ts';
-import { VERSION_DEFINITIONS, type BandFloors, type VersionDefinition } from '../weights.ts';
+import { pointsOf, VERSION_DEFINITIONS, type BandFloors, type VersionDefinition } from '../weights.ts';
 import { BOOTSTRAP_RATES, drawBootstrap } from './bootstrap.ts';
 import { historyRaws, type HistoryRow } from './history.ts';
 import { drawLegacyPopulation } from './population.ts';
@@ -141,7 +141,7 @@ function historyMember(row: HistoryRow, def: VersionDefinition): Member {
       code === 'CLI_IMPOSSIBLE' ||
       code === 'IP_BOGON' ||
       code === 'IP_TOR_EXIT' ||
-      (code === 'REPUTATION_REPORTED' && row.raw >= 3 * def.points.REPUTATION_REPORTED);
+      (code === 'REPUTATION_REPORTED' && row.raw >= 3 * pointsOf(def.points, 'REPUTATION_REPORTED'));
     verdicts.add(adverse ? 'adverse' : 'elevated');
   }
   return { raw: row.raw, verdicts };

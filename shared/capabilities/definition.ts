@@ -1,0 +1,81 @@
+import type { Tier, Verdict } from '../contract/response.ts';
+import type { Evidence } from '../scoring/evidence.ts';
+import type { Decoded } from './codec.ts';
+import type { FeedName } from './registry.ts';
+import type { BuiltSnapshot, FeedFiles } from './snapshot-format.ts';
+
+/** How a snapshot capability's feeds become its blob in Redis, and the blob its data on a node. */
+export interface SnapshotCodec<Data> {
+  /** Refresher: parses and validates the fetched feeds (throws a FeedError on bad input). */
+  build(files: FeedFiles): BuiltSnapshot;
+  /** Node: the data of a blob already checked to be a snapshot of this format; `what` names it in errors. */
+  decode(decoded: Decoded, what: string): Data;
+}
+
+/** What a capability finds about one subject: its verdict and the reason code that says why. */
+export interface CapabilityFinding<Code extends string = string> {
+  verdict: Verdict;
+  /** One of its codes, or SOURCE_UNAVAILABLE when it was asked and could not answer. */
+  detail: Code | 'SOURCE_UNAVAILABLE';
+  /** Multiplies the code's points; only the reputation ledger counts more than one. */
+  times?: number;
+}
+
+/**
+ * Everything that makes one capability, in one object: its component key and description, the
+ * reason codes it gives with their narratives, its registry entry (how it is refreshed and served)
+ * and how it turns a subject's evidence into its finding. `shared/capabilities/index.ts` lists
+ * them; the registries, the engine and the tiers read that list.
+ */
+export type CapabilityDefinition<
+  Key extends string = string,
+  Code extends string = string,
+  Data = unknown,
+> = CapabilityParts<Key, Code> &
+  // A snapshot capability carries its build and decode; the live ledger has none.
+  ({ kind: 'snapshot'; snapshot: SnapshotCodec<Data> } | { kind: 'live'; snapshot?: undefined });
+
+interface CapabilityParts<Key extends string, Code extends string> {
+  /** The component key: `components[].component`, `degraded_sources`, health and registry name. */
+  key: Key;
+  /** The component key's entry in the contract's `x-component-keys`. */
+  description: string;
+  /** The codes its findings give, with their narratives (`x-reason-codes`). */
+  codes: Readonly<Record<Code, string>>;
+  /** The lowest tier whose callers see the component. */
+  tier: Tier;
+  feeds: readonly FeedName[];
+  /** Which subjects the capability evaluates; it is only named in `degraded_sources` for those. */
+  subject: 'phone' | 'ip' | 'any';
+  /** How often the refresher pulls the sources. */
+  refreshEveryS: number;
+  /** A snapshot not confirmed against its source for longer than this is stale: still used, but degraded. */
+  freshnessS: number;
+  /**
+   * Data older than this (now minus the snapshot's `data_as_of`, the date of the data itself, not
+   * of its last fetch) is stale: still used, but degraded, and a rule that reads absence from it
+   * as evidence (unallocated address space) stops doing so. A source can be confirmed every hour
+   * and still be months old: an npm package nobody publishes any more.
+   */
+  maxDataAgeS: number;
+  /**
+   * With no snapshot at all: `unavailable` makes the component's verdict unavailable; `degraded`
+   * means the component still answers from what the code knows (libphonenumber's numbering plan,
+   * line types), on less evidence.
+   */
+  whenMissing: 'unavailable' | 'degraded';
+  /** Snapshot format, for operators reading Redis. */
+  format: string;
+  /** Its finding for the subject, or undefined when the evidence has nothing for it to judge. */
+  finding(evidence: Evidence): CapabilityFinding<Code> | undefined;
+}
+
+/** Checks a definition and keeps its key and codes as literal types, for the derived unions. */
+export function defineCapability<const Key extends string, const Code extends string, Data = never>(
+  def: CapabilityDefinition<Key, Code, Data>,
+): CapabilityDefinition<Key, Code, Data> {
+  return def;
+}
+
+export const HOUR = 3600;
+export const DAY = 24 * HOUR;

@@ -1,0 +1,36 @@
+import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { parseRangeFeed } from '../feeds/range-feed.ts';
+import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { encode, file, length, parsing } from '../snapshot-format.ts';
+import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+
+/** Whether the address is a Tor exit: the Tor Project's bulk exit list. */
+export const ipTorExit = defineCapability({
+  key: 'ip_tor_exit',
+  description: 'Whether the address is a Tor exit node.',
+  codes: { IP_TOR_EXIT: 'The address is a Tor exit node.', ...IP_NOT_ANONYMISED },
+  tier: 'assess',
+  kind: 'snapshot',
+  feeds: ['torExits'],
+  subject: 'ip',
+  refreshEveryS: 30 * 60,
+  freshnessS: 6 * HOUR,
+  // Exit relays come and go by the hour; the Tor Project's list is regenerated every 30 minutes.
+  // A day-old list misses a noticeable share of the current exits.
+  maxDataAgeS: 1 * DAY,
+  whenMissing: 'unavailable',
+  format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
+  snapshot: {
+    build: (files) => {
+      const entries = parsing('torExits', () => parseRangeFeed(file(files, 'torExits')), length);
+      return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
+    },
+    decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
+  },
+  finding: ({ ip }) => {
+    if (!ip) return undefined;
+    return ip.tor
+      ? { verdict: 'adverse', detail: 'IP_TOR_EXIT' }
+      : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
+  },
+});

@@ -1,0 +1,41 @@
+import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { parseRangeFeed } from '../feeds/range-feed.ts';
+import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { encode, file, length, parsing } from '../snapshot-format.ts';
+
+export const VPN_PROXY_KINDS = ['vpn', 'proxy'] as const;
+import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+
+/** Whether the address is a known VPN or proxy endpoint: a range export. */
+export const ipVpnProxy = defineCapability({
+  key: 'ip_vpn_proxy',
+  description: 'Whether the address is a known VPN or proxy endpoint.',
+  codes: { IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.', ...IP_NOT_ANONYMISED },
+  tier: 'assess',
+  kind: 'snapshot',
+  feeds: ['vpnProxy'],
+  subject: 'ip',
+  refreshEveryS: 6 * HOUR,
+  freshnessS: 2 * 24 * HOUR,
+  // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
+  maxDataAgeS: 14 * DAY,
+  whenMissing: 'unavailable',
+  format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy).',
+  snapshot: {
+    build: (files) => {
+      const entries = parsing(
+        'vpnProxy',
+        () => parseRangeFeed(file(files, 'vpnProxy'), VPN_PROXY_KINDS),
+        length,
+      );
+      return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
+    },
+    decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
+  },
+  finding: ({ ip }) => {
+    if (!ip) return undefined;
+    return ip.vpn || ip.proxy
+      ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
+      : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
+  },
+});

@@ -1,0 +1,127 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { IpFacts } from '../resolution/ip.ts';
+import { score } from '../scoring/engine.ts';
+import { COMPONENT_KEYS, REASON_CODES, type ReasonCode } from '../scoring/reason-codes.ts';
+import { lowestTierWith } from '../scoring/tiers.ts';
+import { readLock } from '../scoring/version-files.ts';
+import { DEFAULT_VERSION, SCORE_VERSIONS } from '../scoring/versions.ts';
+import type { CapabilityDefinition } from './definition.ts';
+import { kindAt } from './range-set.ts';
+import { CAPABILITY_BY_NAME } from './registry.ts';
+import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
+
+// A capability added after every version was released, defined in one place and registered the
+// way a real one is: one more entry in the list of shared/capabilities/index.ts.
+const { addedLater } = await vi.hoisted(async () => {
+  const { encode, file, length, parsing } = await import('./snapshot-format.ts');
+  const { parseRangeFeed } = await import('./feeds/range-feed.ts');
+  const { buildRangeSet, rangeSetArrays, rangeSetFrom } = await import('./range-set.ts');
+  const def: CapabilityDefinition<
+    'ip_added_later',
+    'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED',
+    ReturnType<typeof rangeSetFrom>
+  > = {
+    key: 'ip_added_later',
+    description: 'Whether the address is on a list added after every release.',
+    codes: {
+      IP_ADDED_LISTED: 'The address is on the added list.',
+      IP_ADDED_UNLISTED: 'The address is not on the added list.',
+    },
+    tier: 'assess',
+    kind: 'snapshot',
+    feeds: ['torExits'],
+    subject: 'ip',
+    refreshEveryS: 3600,
+    freshnessS: 7200,
+    maxDataAgeS: 86_400,
+    whenMissing: 'unavailable',
+    format: 'FRSC binary: range set.',
+    snapshot: {
+      build: (files) => {
+        const entries = parsing('torExits', () => parseRangeFeed(file(files, 'torExits')), length);
+        return {
+          payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')),
+          entries: entries.length,
+        };
+      },
+      decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
+    },
+    finding: ({ ip }) => {
+      if (!ip) return undefined;
+      return ip.asn === 'AS64500'
+        ? { verdict: 'elevated', detail: 'IP_ADDED_LISTED' }
+        : { verdict: 'clean', detail: 'IP_ADDED_UNLISTED' };
+    },
+  };
+  return { addedLater: def };
+});
+vi.mock('./index.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('./index.ts')>();
+  return { ...real, CAPABILITY_DEFINITIONS: [...real.CAPABILITY_DEFINITIONS, addedLater] };
+});
+
+const LISTED = 'IP_ADDED_LISTED' as ReasonCode;
+const listedIp: IpFacts = {
+  address: '192.0.2.10',
+  version: 4,
+  bogon: false,
+  range: 'unicast',
+  asn: 'AS64500',
+  as_type: 'isp',
+  hosting: false,
+  vpn: false,
+  proxy: false,
+  tor: false,
+};
+
+describe('a capability added in one folder and one line', () => {
+  it('joins the component keys, reason codes, registry and tiers', () => {
+    expect(Object.keys(COMPONENT_KEYS).at(-1)).toBe('ip_added_later');
+    expect(REASON_CODES).toMatchObject(addedLater.codes);
+    // SOURCE_UNAVAILABLE, which any component can give, stays last.
+    expect(Object.keys(REASON_CODES).at(-1)).toBe('SOURCE_UNAVAILABLE');
+    expect(CAPABILITY_BY_NAME.get('ip_added_later')).toMatchObject({ kind: 'snapshot', subject: 'ip' });
+    expect(lowestTierWith('ip_added_later')).toBe('assess');
+  });
+
+  it('builds and decodes its snapshot through the snapshot dispatch', () => {
+    const name = 'ip_added_later' as SnapshotName;
+    const built = buildSnapshot(name, { torExits: new Map([['', Buffer.from('192.0.2.10\n')]]) });
+    expect(built.entries).toBe(1);
+    const set = decodeSnapshot(name, built.payload) as ReturnType<typeof addedLater.snapshot.decode>;
+    expect(kindAt(set, { v4: 0xc000020a })).toBe(1);
+    expect(kindAt(set, { v4: 0xc000020b })).toBe(0);
+  });
+
+  it('leaves every released version and its hash as they were', () => {
+    const lock = readLock();
+    for (const v of SCORE_VERSIONS) {
+      expect(v.hash, v.id).toBe(lock[v.id]);
+      expect(v.points, v.id).not.toHaveProperty(LISTED);
+    }
+  });
+
+  it('appears in a score: with its points in a version that names its code, 0 in one that does not', () => {
+    const released = score({ evidence: { ip: listedIp }, version: DEFAULT_VERSION });
+    const naming = score({
+      evidence: { ip: listedIp },
+      version: { ...DEFAULT_VERSION, points: { ...DEFAULT_VERSION.points, [LISTED]: 30 } },
+    });
+    // After the other address components: the address's components keep their order.
+    expect(released.components.map((c) => c.component)).toEqual([
+      'ip_network_type',
+      'ip_tor_exit',
+      'ip_vpn_proxy',
+      'ip_added_later',
+    ]);
+    const added = (s: typeof released) => s.components.find((c) => c.component === 'ip_added_later');
+    expect(added(released)).toEqual({
+      component: 'ip_added_later',
+      verdict: 'elevated',
+      contribution: 0,
+      detail: LISTED,
+    });
+    expect(added(naming)).toMatchObject({ verdict: 'elevated', contribution: 30, detail: LISTED });
+    expect(naming.raw).toBe(released.raw + 30);
+  });
+});

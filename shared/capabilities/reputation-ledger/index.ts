@@ -1,0 +1,35 @@
+import { REPUTATION_CAP } from '../../scoring/weights.ts';
+import { defineCapability, DAY, HOUR } from '../definition.ts';
+
+/** Fraud reports about the subject: the live ledger, looked up per request behind a breaker. */
+export const reputationLedger = defineCapability({
+  key: 'reputation_ledger',
+  description: 'Fraud reports about the subject in the reputation ledger.',
+  codes: {
+    REPUTATION_REPORTED: 'The subject has fraud reports in the reputation ledger.',
+    REPUTATION_NO_REPORTS: 'The subject has no fraud reports in the reputation ledger.',
+  },
+  tier: 'bureau',
+  kind: 'live',
+  feeds: ['reputation'],
+  subject: 'any',
+  refreshEveryS: 5 * 60,
+  freshnessS: 2 * HOUR,
+  // The consortium export is daily; reports count for 180 days. Two missed exports and the base
+  // lacks reports the other members already act on.
+  maxDataAgeS: 2 * DAY,
+  whenMissing: 'unavailable',
+  format:
+    'Redis hash per version in the ledger Redis: field = 128-bit HMAC-SHA-256 of the canonical subject under the server secret, value = reports.',
+  // Absent when the caller's tier does not consult the ledger; `unavailable` is the lookup's answer.
+  finding: ({ reputation: rep }) => {
+    if (rep === undefined) return undefined;
+    if (rep === 'unavailable') return { verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
+    if (rep.reports === 0) return { verdict: 'no_match', detail: 'REPUTATION_NO_REPORTS' };
+    return {
+      verdict: rep.reports >= REPUTATION_CAP ? 'adverse' : 'elevated',
+      detail: 'REPUTATION_REPORTED',
+      times: Math.min(REPUTATION_CAP, rep.reports),
+    };
+  },
+});
