@@ -1,0 +1,10 @@
+/** `npm run feeds:update -- --from <file|dir|url> ...`: see shared/capabilities/feeds/update.ts. */
+import { parseUpdateArgs, updateFeeds, USAGE } from '../../shared/capabilities/feeds/update.ts';
+
+const opts = parseUpdateArgs(process.argv.slice(2));
+if (typeof opts === 'string') {
+  console.error(`${opts}\n${USAGE}`);
+  process.exitCode = 2;
+} else {
+  process.exitCode = await updateFeeds(opts);
+}

@@ -1,0 +1,87 @@
+/**
+ * The cloud providers' published range files, into hosting ranges: AWS
+ * (https://ip-ranges.amazonaws.com/ip-ranges.json) and Google Cloud
+ * (https://www.gstatic.com/ipranges/cloud.json). Both date themselves (`createDate`,
+ * `creationTime`, UTC), so the fetch date is not needed.
+ *
+ * Each range keeps its provider as a trailing `# aws` / `# google` comment: the hosting parser
+ * (range-feed.ts) drops comments, so the name costs nothing; a comma field would be refused.
+ * AWS lists a range once per service (AMAZON, EC2, ...): a range is written once.
+ */
+import ipaddr from 'ipaddr.js';
+import { FeedError } from '../feed-error.ts';
+import { imported, type ImportedFeed } from './imported-feed.ts';
+
+function json(bytes: Buffer, what: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new FeedError(`not ${what}: ${(err as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new FeedError(`not ${what}: not a JSON object`);
+  }
+  return doc as Record<string, unknown>;
+}
+
+function entries(doc: Record<string, unknown>, key: string): Record<string, unknown>[] {
+  const list = doc[key];
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new FeedError(`'${key}' is not a list`);
+  return list as Record<string, unknown>[];
+}
+
+/** `where` names the entry (`prefixes[12].ip_prefix`): JSON has no useful line numbers. */
+function cidr(value: unknown, kind: 'ipv4' | 'ipv6', where: string): string {
+  try {
+    if (typeof value !== 'string') throw new Error();
+    const [addr, bits] = ipaddr.parseCIDR(value);
+    if (addr.kind() !== kind) throw new Error();
+    return `${addr.toString()}/${bits}`;
+  } catch {
+    throw new FeedError(`${where}: not an ${kind === 'ipv4' ? 'IPv4' : 'IPv6'} CIDR`);
+  }
+}
+
+function collect(ranges: Iterable<string>, provider: string): string[] {
+  return [...new Set(ranges)].map((r) => `${r} # ${provider}`);
+}
+
+/** `createDate`: `YYYY-MM-DD-hh-mm-ss`, UTC. */
+export function importAwsIpRanges(bytes: Buffer): ImportedFeed {
+  const doc = json(bytes, 'an AWS ip-ranges.json');
+  const m = /^(\d{4}-\d{2}-\d{2})-(\d{2})-(\d{2})-(\d{2})$/.exec(String(doc.createDate ?? ''));
+  if (!m)
+    throw new FeedError(`createDate '${String(doc.createDate ?? '')}' is missing or not YYYY-MM-DD-hh-mm-ss`);
+  const asOf = new Date(`${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`);
+  const ranges: string[] = [];
+  entries(doc, 'prefixes').forEach((p, i) =>
+    ranges.push(cidr(p.ip_prefix, 'ipv4', `prefixes[${i}].ip_prefix`)),
+  );
+  entries(doc, 'ipv6_prefixes').forEach((p, i) =>
+    ranges.push(cidr(p.ipv6_prefix, 'ipv6', `ipv6_prefixes[${i}].ipv6_prefix`)),
+  );
+  const source = `AWS ip-ranges.json (syncToken ${String(doc.syncToken)}, createDate ${String(doc.createDate)})`;
+  return imported('hosting', source, asOf, collect(ranges, 'aws'));
+}
+
+/** `creationTime`: `YYYY-MM-DDThh:mm:ss.ssssss`, UTC without a zone. */
+export function importGoogleCloudJson(bytes: Buffer): ImportedFeed {
+  const doc = json(bytes, 'a Google Cloud cloud.json');
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?$/.exec(String(doc.creationTime ?? ''));
+  if (!m) {
+    throw new FeedError(
+      `creationTime '${String(doc.creationTime ?? '')}' is missing or not YYYY-MM-DDThh:mm:ss`,
+    );
+  }
+  // Date.parse takes milliseconds at most.
+  const asOf = new Date(`${m[1]}${(m[2] ?? '').slice(0, 4)}Z`);
+  const ranges = entries(doc, 'prefixes').map((p, i) =>
+    p.ipv4Prefix !== undefined
+      ? cidr(p.ipv4Prefix, 'ipv4', `prefixes[${i}].ipv4Prefix`)
+      : cidr(p.ipv6Prefix, 'ipv6', `prefixes[${i}].ipv6Prefix`),
+  );
+  const source = `Google Cloud cloud.json (syncToken ${String(doc.syncToken)}, creationTime ${String(doc.creationTime)})`;
+  return imported('hosting', source, asOf, collect(ranges, 'google'));
+}

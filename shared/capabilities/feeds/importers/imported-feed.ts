@@ -1,0 +1,74 @@
+/**
+ * What an importer makes of one downloaded public file: the entries of one of the project's feed
+ * files (docs/data-sources.md), the date of the data and where it came from. The importers are
+ * pure (bytes and a fetch date in, text out) so each can be tested on a few lines of its format;
+ * the `feeds:update` command (../update.ts) reads the files, checks plausibility and writes.
+ */
+import { FeedError } from '../feed-error.ts';
+
+/** The feed files importers write: the two the refresher reads, and the registry allocations. */
+export const IMPORT_TARGETS = {
+  torExits: 'tor-exits.txt',
+  hosting: 'hosting-ranges.txt',
+  // Not read by any capability yet: the input of the unallocated-space (bogon) rule.
+  allocatedRanges: 'allocated-ranges.txt',
+} as const;
+
+export type ImportTarget = keyof typeof IMPORT_TARGETS;
+
+export interface ImportedFeed {
+  feed: ImportTarget;
+  /** One line naming the source, written as the feed's `# source:` comment. */
+  source: string;
+  /** The date of the data. */
+  asOf: Date;
+  /** The entry lines, in the project's format (an address or CIDR, maybe a trailing `# comment`). */
+  lines: string[];
+  /** Entries, as the refresher's parser counts them (one per line). */
+  records: number;
+  /** The whole feed file: `# as-of:`, `# source:`, then the lines. */
+  text: string;
+}
+
+/** A feed file's text: the as-of header the refresher requires (as-of.ts), its sources, its entries. */
+export function renderFeed(asOf: Date, sources: readonly string[], lines: readonly string[]): string {
+  const header = [`# as-of: ${asOf.toISOString().replace(/\.000Z$/, 'Z')}`];
+  for (const s of sources) header.push(`# source: ${s.replace(/[\r\n]+/g, ' ')}`);
+  return `${[...header, ...lines].join('\n')}\n`;
+}
+
+export function imported(feed: ImportTarget, source: string, asOf: Date, lines: string[]): ImportedFeed {
+  if (Number.isNaN(asOf.getTime())) throw new FeedError(`${source}: the date of the data is unknown`);
+  return { feed, source, asOf, lines, records: lines.length, text: renderFeed(asOf, [source], lines) };
+}
+
+/**
+ * Several imports into one feed file (AWS and Google into the hosting ranges, the five RIRs into
+ * the allocations): the entries of all, the first listing of a range kept, and the oldest date,
+ * since the merged file is no newer than its oldest part.
+ */
+export function mergeImports(parts: readonly ImportedFeed[]): ImportedFeed {
+  const first = parts[0];
+  if (!first) throw new FeedError('nothing to merge');
+  if (parts.length === 1) return first;
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const part of parts) {
+    for (const line of part.lines) {
+      const key = line.replace(/#.*$/, '').trim();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      lines.push(line);
+    }
+  }
+  const asOf = new Date(Math.min(...parts.map((p) => p.asOf.getTime())));
+  const sources = parts.map((p) => p.source);
+  return {
+    feed: first.feed,
+    source: sources.join('; '),
+    asOf,
+    lines,
+    records: lines.length,
+    text: renderFeed(asOf, sources, lines),
+  };
+}

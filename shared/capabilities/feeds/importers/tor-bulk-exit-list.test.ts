@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { headerAsOf } from '../as-of.ts';
+import { parseRangeFeed } from '../range-feed.ts';
+import { importTorBulkExitList } from './tor-bulk-exit-list.ts';
+
+// Fixture: a few lines in the bulk exit list's format (an address per line, no header).
+const LIST = '185.220.101.1\n185.220.101.2\n2001:DB8::0:1\n185.220.101.1\n\n';
+const FETCHED = new Date('2026-11-24T10:30:00Z');
+
+describe('the Tor bulk exit list importer', () => {
+  it('writes each address once, dated by the fetch, in the format the refresher reads', () => {
+    const feed = importTorBulkExitList(Buffer.from(LIST), FETCHED);
+    expect(feed.feed).toBe('torExits');
+    expect(feed.lines).toEqual(['185.220.101.1', '185.220.101.2', '2001:db8::1']);
+    expect(feed.records).toBe(3);
+    expect(feed.asOf).toEqual(FETCHED);
+    expect(feed.text.split('\n').slice(0, 2)).toEqual([
+      '# as-of: 2026-11-24T10:30:00Z',
+      '# source: Tor Project bulk exit list (date: when it was fetched)',
+    ]);
+    expect(headerAsOf('torExits', Buffer.from(feed.text))).toEqual(FETCHED);
+    expect(parseRangeFeed(Buffer.from(feed.text))).toHaveLength(3);
+  });
+
+  it('refuses what is not an address list, naming the line', () => {
+    expect(() => importTorBulkExitList(Buffer.from('185.220.101.1\n<html>\n'), FETCHED)).toThrow(
+      'line 2: not an IP address',
+    );
+    expect(() => importTorBulkExitList(Buffer.from('185.220.101.0/24\n'), FETCHED)).toThrow('line 1');
+  });
+});
