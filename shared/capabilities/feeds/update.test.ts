@@ -4,6 +4,8 @@
  * and sample ranges; not real data).
  */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,8 +158,33 @@ describe('npm run feeds:update', () => {
       join(from, 'delegated-arin-extended-latest'),
       rirStats(1100).replace('185.0.7.0', '185.0.7'),
     );
-    expect((await run({})).out[0]).toContain('refused: line 10: not an IPv4 start and count');
+    expect((await run({})).out[0]).toContain(
+      `refused: line 10: not an IPv4 start and count; ${join(to, 'allocated-ranges.txt')} not written`,
+    );
     await expect(feed('allocated-ranges.txt')).rejects.toThrow('ENOENT');
+  });
+
+  it('fetches a URL, recognising it by its last path segment; an HTTP error is a refusal', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/ipranges/cloud.json') res.end(googleJson(250));
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ok = await run({ from: [`${base}/ipranges/cloud.json`] });
+      expect(ok.code).toBe(0);
+      expect(ok.out[0]).toBe(
+        `${base}/ipranges/cloud.json: Google Cloud cloud.json, 250 records, as-of 2026-11-23T23:01:17.123Z -> ` +
+          `wrote ${join(to, 'hosting-ranges.txt')}`,
+      );
+      const missing = await run({ from: [`${base}/ip-ranges.json`] });
+      expect(missing.code).toBe(1);
+      expect(missing.out[0]).toContain('ip-ranges.json: AWS ip-ranges.json: refused: HTTP 404');
+      expect(parseRangeFeed(await feed('hosting-ranges.txt'))).toHaveLength(250);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('the command exits 0 on success, 1 on a refusal, 2 on bad usage', async () => {

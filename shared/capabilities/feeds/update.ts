@@ -73,7 +73,8 @@ interface Input {
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
 
 async function download(url: string, opts: UpdateOptions, now: Date): Promise<Input> {
-  // The URL is echoed: an operator's download URL carries no secret here (public lists).
+  // Unlike the refresher (sources.ts), this echoes the whole URL: the operator typed it, and the
+  // public lists need no token.
   const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
   const input: Input = { label: url, format: recognise(name) };
   if (!input.format) return { ...input, refused: `'${name}' is not a recognised public file name` };
@@ -100,7 +101,17 @@ async function readLocal(path: string, opts: UpdateOptions, inDir: boolean): Pro
       ? undefined
       : { label: path, refused: `'${basename(path)}' is not a recognised public file name` };
   }
-  const [bytes, info] = await Promise.all([readFile(path), stat(path)]);
+  let bytes: Buffer;
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    [bytes, info] = await Promise.all([readFile(path), stat(path)]);
+  } catch (err) {
+    return {
+      label: path,
+      format,
+      refused: `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
+  }
   return {
     label: path,
     format,
@@ -202,9 +213,11 @@ export async function updateFeeds(
     const mine = inputs.filter((i) => i.format?.feed === target);
     if (mine.length === 0) continue;
     const path = join(opts.to, IMPORT_TARGETS[target]);
+    const kept = (await exists(path)) ? 'left as it was' : 'not written';
     const refusedPart = mine.find((i) => i.refused);
     if (refusedPart) {
-      outcome.set(target, `${path} left as it was (${refusedPart.label} was refused)`);
+      const why = mine.length > 1 ? ` (${refusedPart.label} was refused)` : '';
+      outcome.set(target, `${path} ${kept}${why}`);
       continue;
     }
     const merged = mergeImports(mine.map((i) => i.result!));
@@ -215,7 +228,7 @@ export async function updateFeeds(
     } catch (err) {
       if (!(err instanceof FeedError)) throw err;
       for (const i of mine) i.refused = err.message;
-      outcome.set(target, `${path} left as it was`);
+      outcome.set(target, `${path} ${kept}`);
     }
   }
 
@@ -234,4 +247,9 @@ export async function updateFeeds(
   return inputs.some((i) => i.refused) ? 1 : 0;
 }
 
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, 'Z');
