@@ -7,8 +7,8 @@ export type { Logger };
  * pino JSON logger. Phone numbers, IPs and API keys are personal data or secrets: any field that
  * could carry them is censored, and code that needs to correlate logs uses `digest()` instead.
  */
-export function createLogger(name: string, level: string): Logger {
-  return pino({
+export function createLogger(name: string, level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     base: { svc: name, pid: process.pid },
@@ -25,10 +25,15 @@ export function createLogger(name: string, level: string): Logger {
         '*.ip_address',
         'subject',
         '*.subject',
+        // Errors go through pino's serializer ({ err }): ioredis attaches the failed command, whose
+        // arguments can be a password (AUTH, HELLO) or a subject's ledger key.
+        'err.command.args',
+        'err.cause.command.args',
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** A short, stable, non-reversible tag for correlating a personal value across log lines. */

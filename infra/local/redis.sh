@@ -77,6 +77,15 @@ loaded_state() {
     "$(sha256sum <"$2" | cut -d' ' -f1)"
 }
 
+# logs_in <port> <acl file>: the first password user of the file can log in with its password.
+logs_in() {
+  local user pass
+  read -r user pass < <(sed -n 's/^user \([^ ]*\) on >\([^ ]*\) .*/\1 \2/p' "$2" | head -n 1)
+  [[ -n $user ]] || return 0
+  # A failed AUTH leaves redis-cli on the default user: ask who it is.
+  [[ $(redis-cli -p "$1" --user "$user" --pass "$pass" --no-auth-warning acl whoami 2>/dev/null) == "$user" ]]
+}
+
 # load_acl <name> <port> <acl file>: the users of <acl file> on a server that is already running,
 # unless it has them already (loaded_state). Started with this file (CONFIG GET aclfile names it):
 # ACL LOAD re-reads it. Started without one (a start from before the stack had users, or a Redis
@@ -88,7 +97,9 @@ loaded_state() {
 load_acl() {
   local name=$1 port=$2 file=$3 current out state
   state=$(loaded_state "$port" "$file")
-  if [[ -f $file.loaded && $(cat "$file.loaded") == "$state" ]]; then
+  # The marker is this checkout's: another checkout sharing the server may have given the users
+  # its own passwords since, so one user must also still log in with ours.
+  if [[ -f $file.loaded && $(cat "$file.loaded") == "$state" ]] && logs_in "$port" "$file"; then
     log "$name: ACL users up to date"
     return 0
   fi
