@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { capabilityModels } from '../../shared/capabilities/model.ts';
-import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
 import { ledgerVotesKey } from '../../shared/capabilities/ledger-votes.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
@@ -155,17 +155,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       }),
       (l) => l.shutdown(),
     );
-    const capabilities = capabilityModels(
-      CAPABILITIES.map((def) =>
-        withOverrides(
-          def,
-          cfg.CAPABILITY_REFRESH_S,
-          cfg.CAPABILITY_FRESHNESS_S,
-          cfg.CAPABILITY_MAX_DATA_AGE_S,
-        ),
-      ),
-      { breaker: () => ledger.state },
-    );
+    const capabilities = capabilityModels(configuredCapabilities(cfg), { breaker: () => ledger.state });
     const snapshots = resources.add(
       'workers',
       'snapshot cache',

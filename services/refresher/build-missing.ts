@@ -10,7 +10,7 @@
  */
 import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { refreshCapability, type RefreshOutcome } from '../../shared/capabilities/refresh.ts';
-import { CAPABILITIES, isStale, withOverrides } from '../../shared/capabilities/registry.ts';
+import { configuredCapabilities, isStale } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
@@ -32,16 +32,7 @@ export async function buildMissing(
     : redis;
   try {
     const store = new SnapshotStore(redis, cfg.CAPABILITY_KEY_PREFIX, ledger, SubjectKeys.fromConfig(cfg));
-    const caps = capabilityModels(
-      CAPABILITIES.map((def) =>
-        withOverrides(
-          def,
-          cfg.CAPABILITY_REFRESH_S,
-          cfg.CAPABILITY_FRESHNESS_S,
-          cfg.CAPABILITY_MAX_DATA_AGE_S,
-        ),
-      ),
-    );
+    const caps = capabilityModels(configuredCapabilities(cfg));
     const current = await store.read(caps.map((c) => c.name));
     const deps = {
       store,

@@ -5,7 +5,7 @@
 import { Queue, Worker } from 'bullmq';
 import { hostname } from 'node:os';
 import { capabilityModels } from '../../shared/capabilities/model.ts';
-import { CAPABILITIES, withOverrides } from '../../shared/capabilities/registry.ts';
+import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
@@ -61,14 +61,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         maxShrink: cfg.FEED_MAX_SHRINK,
         log,
       };
-      const capabilities = CAPABILITIES.map((def) =>
-        withOverrides(
-          def,
-          cfg.CAPABILITY_REFRESH_S,
-          cfg.CAPABILITY_FRESHNESS_S,
-          cfg.CAPABILITY_MAX_DATA_AGE_S,
-        ),
-      );
+      const capabilities = configuredCapabilities(cfg);
       const jobs: RefresherJob[] = [
         ...capabilityModels(capabilities).map((cap) => capabilityJob(cap, refreshDeps)),
         retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),

@@ -101,6 +101,17 @@ export function withOverrides(
   };
 }
 
+/** Every capability with this deployment's overrides (CAPABILITY_REFRESH_S, _FRESHNESS_S, _MAX_DATA_AGE_S). */
+export function configuredCapabilities(cfg: {
+  CAPABILITY_REFRESH_S: Record<string, number>;
+  CAPABILITY_FRESHNESS_S: Record<string, number>;
+  CAPABILITY_MAX_DATA_AGE_S: Record<string, number>;
+}): CapabilityDef[] {
+  return CAPABILITIES.map((def) =>
+    withOverrides(def, cfg.CAPABILITY_REFRESH_S, cfg.CAPABILITY_FRESHNESS_S, cfg.CAPABILITY_MAX_DATA_AGE_S),
+  );
+}
+
 /** Stale: not confirmed against its source within the freshness limit. */
 export function isStale(refreshedAtMs: number, freshnessS: number, nowMs: number): boolean {
   return nowMs - refreshedAtMs > freshnessS * 1000;
