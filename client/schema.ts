@@ -359,6 +359,11 @@ export interface components {
         benign_exclusions?: string[];
         /** @description Tiers with the reputation ledger, when it answered: the reports that counted. */
         reputation?: components['schemas']['ReputationReports'];
+        /** @description The services the data name for the network, by the component that read them: the VPN provider of a listed VPN range, the cloud or data-centre operator of a hosting range. */
+        services?: {
+          component: string;
+          name: string;
+        }[];
       };
     };
     ReputationReports: {

@@ -1,7 +1,9 @@
 /**
- * A set of IPv4 and IPv6 ranges with a small kind per range (for example vpn or proxy), held in
- * typed arrays for the same binary search the network tables use. Built from a feed's CIDRs and
- * single addresses; where ranges nest, the more specific one wins (flatten-ranges.ts).
+ * A set of IPv4 and IPv6 ranges with a small kind per range (for example vpn or proxy) and,
+ * where the feed names it, the service the range belongs to ("Mullvad VPN", "Amazon Web
+ * Services"), held in typed arrays for the same binary search the network tables use. Built from
+ * a feed's CIDRs and single addresses; where ranges nest, the more specific one wins
+ * (flatten-ranges.ts).
  */
 import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from '../resolution/flatten-ranges.ts';
 import {
@@ -18,8 +20,12 @@ import { take, type Decoded } from './codec.ts';
 export interface RangeSet {
   v4: V4Bounds;
   v4Kind: Uint8Array;
+  /** Per range: 0 when the feed names no service, else 1 + an index into `services`. */
+  v4Service: Uint16Array;
   v6: V6Bounds;
   v6Kind: Uint8Array;
+  v6Service: Uint16Array;
+  services: readonly string[];
 }
 
 /** One range of a feed; `kind` is an index into the feed's kinds, starting at 1 (0 is "not listed"). */
@@ -28,6 +34,8 @@ export interface RangeEntry {
   start: bigint;
   end: bigint;
   kind: number;
+  /** The service the feed names for the range (its trailing comment), if any. */
+  service?: string;
 }
 
 /** A numeric IP address as the lookups take it: IPv4 as a number, IPv6 as two 64-bit halves. */
@@ -37,6 +45,7 @@ function side<Bound extends number | bigint>(
   entries: RangeEntry[],
   toBound: (x: bigint) => Bound,
   math: typeof NUMBER_BOUNDS | typeof BIGINT_BOUNDS,
+  serviceIndex: (name: string | undefined) => number,
 ) {
   // Enclosing ranges first at equal starts, so the nested one is seen as the more specific.
   const sorted = [...entries].sort((a, b) =>
@@ -45,36 +54,62 @@ function side<Bound extends number | bigint>(
   const starts = sorted.map((e) => toBound(e.start));
   const ends = sorted.map((e) => toBound(e.end));
   const segments = flattenRanges<Bound>(starts, ends, math as never, 'range feed');
-  return { segments, kinds: Uint8Array.from(segments.rows, (row) => sorted[row]!.kind) };
+  return {
+    segments,
+    kinds: Uint8Array.from(segments.rows, (row) => sorted[row]!.kind),
+    services: Uint16Array.from(segments.rows, (row) => serviceIndex(sorted[row]!.service)),
+  };
 }
 
 export function buildRangeSet(entries: readonly RangeEntry[]): RangeSet {
+  const services: string[] = [];
+  const indexOf = new Map<string, number>();
+  const serviceIndex = (name: string | undefined): number => {
+    if (name === undefined) return 0;
+    let i = indexOf.get(name);
+    if (i === undefined) {
+      if (services.length === 0xfffe) throw new Error('range feed: more than 65,534 service names');
+      i = services.push(name);
+      indexOf.set(name, i);
+    }
+    return i;
+  };
   const v4 = side(
     entries.filter((e) => e.version === 4),
     (x) => Number(x),
     NUMBER_BOUNDS,
+    serviceIndex,
   );
   const v6 = side(
     entries.filter((e) => e.version === 6),
     (x) => x,
     BIGINT_BOUNDS,
+    serviceIndex,
   );
   return {
     v4: toV4Bounds(v4.segments.starts, v4.segments.ends),
     v4Kind: v4.kinds,
+    v4Service: v4.services,
     v6: toV6Bounds(v6.segments.starts, v6.segments.ends),
     v6Kind: v6.kinds,
+    v6Service: v6.services,
+    services,
   };
+}
+
+/** The range holding the address: its kind (0 when no range does) and the service named for it. */
+export function rangeAt(set: RangeSet, addr: AddressKey): { kind: number; service?: string } {
+  const v4 = 'v4' in addr;
+  const row = v4 ? findV4(set.v4, addr.v4) : findV6(set.v6, addr.hi, addr.lo);
+  if (row < 0) return { kind: 0 };
+  const kind = (v4 ? set.v4Kind : set.v6Kind)[row]!;
+  const service = (v4 ? set.v4Service : set.v6Service)[row]!;
+  return service === 0 ? { kind } : { kind, service: set.services[service - 1]! };
 }
 
 /** The kind of the range holding the address, or 0 when no range does. */
 export function kindAt(set: RangeSet, addr: AddressKey): number {
-  if ('v4' in addr) {
-    const row = findV4(set.v4, addr.v4);
-    return row < 0 ? 0 : set.v4Kind[row]!;
-  }
-  const row = findV6(set.v6, addr.hi, addr.lo);
-  return row < 0 ? 0 : set.v6Kind[row]!;
+  return rangeAt(set, addr).kind;
 }
 
 export function rangeSetArrays(set: RangeSet, prefix: string): Record<string, Table> {
@@ -87,21 +122,36 @@ export function rangeSetArrays(set: RangeSet, prefix: string): Record<string, Ta
     [`${prefix}.v6.endHi`]: set.v6.endHi,
     [`${prefix}.v6.endLo`]: set.v6.endLo,
     [`${prefix}.v6.kind`]: set.v6Kind,
+    [`${prefix}.v4.service`]: set.v4Service,
+    [`${prefix}.v6.service`]: set.v6Service,
+    // The names as UTF-8 JSON: the codec holds typed arrays only.
+    [`${prefix}.services`]: new Uint8Array(Buffer.from(JSON.stringify(set.services))),
   };
 }
 
 export function rangeSetFrom(decoded: Decoded, prefix: string, what: string): RangeSet {
   const t = <T extends Table>(name: string, type: new (...args: never[]) => T) =>
     take(decoded, `${prefix}.${name}`, type, what);
+  const v4Kind = t('v4.kind', Uint8Array);
+  const v6Kind = t('v6.kind', Uint8Array);
+  // A snapshot written before ranges carried service names has none of these: no names, not an error.
+  const named = decoded.arrays.has(`${prefix}.services`);
+  const services: unknown = named ? JSON.parse(Buffer.from(t('services', Uint8Array)).toString('utf8')) : [];
+  if (!Array.isArray(services) || !services.every((s) => typeof s === 'string')) {
+    throw new Error(`${what}: ${prefix}.services is not a list of names`);
+  }
   return {
     v4: { starts: t('v4.starts', Uint32Array), ends: t('v4.ends', Uint32Array) },
-    v4Kind: t('v4.kind', Uint8Array),
+    v4Kind,
+    v4Service: named ? t('v4.service', Uint16Array) : new Uint16Array(v4Kind.length),
     v6: {
       startHi: t('v6.startHi', BigUint64Array),
       startLo: t('v6.startLo', BigUint64Array),
       endHi: t('v6.endHi', BigUint64Array),
       endLo: t('v6.endLo', BigUint64Array),
     },
-    v6Kind: t('v6.kind', Uint8Array),
+    v6Kind,
+    v6Service: named ? t('v6.service', Uint16Array) : new Uint16Array(v6Kind.length),
+    services,
   };
 }

@@ -172,6 +172,14 @@ export const ExplainResponse = z
         reputation: ReputationReports.optional().meta({
           description: 'Tiers with the reputation ledger, when it answered: the reports that counted.',
         }),
+        services: z
+          .array(z.object({ component: z.string(), name: z.string() }))
+          .optional()
+          .meta({
+            description:
+              'The services the data name for the network, by the component that read them: the VPN ' +
+              'provider of a listed VPN range, the cloud or data-centre operator of a hosting range.',
+          }),
       })
       .meta({ description: 'The full evidence the tier permits, also when `explain: false` was asked.' }),
   })

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { kindAt, type AddressKey, type RangeSet } from '../capabilities/range-set.ts';
+import { kindAt, rangeAt, type AddressKey, type RangeSet } from '../capabilities/range-set.ts';
 import { classifyAs, type AsType } from './as-type.ts';
 import { continentOf } from './continents.ts';
 import { countryAt, type IpNetworks } from './ip-networks.ts';
@@ -26,6 +26,11 @@ export interface IpFacts {
   vpn: boolean;
   proxy: boolean;
   tor: boolean;
+  /**
+   * The services the range feeds name for the address ("Mullvad VPN", "Amazon Web Services"), so
+   * an analyst reading explain sees which; the score response does not carry them.
+   */
+  services?: { vpn_proxy?: string; hosting?: string };
 }
 
 interface Located {
@@ -114,13 +119,18 @@ export function resolveIp(
 
   const key = addressKey(addr);
   if (overlays.tor) facts.tor = kindAt(overlays.tor, key) !== 0;
+  const services: NonNullable<IpFacts['services']> = {};
   if (overlays.vpnProxy) {
-    const kind = kindAt(overlays.vpnProxy, key);
+    const { kind, service } = rangeAt(overlays.vpnProxy, key);
     facts.vpn = kind === 1;
     facts.proxy = kind === 2;
+    if (service !== undefined) services.vpn_proxy = service;
   }
-  const listedHosting = overlays.hosting !== undefined && kindAt(overlays.hosting, key) !== 0;
+  const hostingRange = overlays.hosting ? rangeAt(overlays.hosting, key) : { kind: 0 };
+  const listedHosting = hostingRange.kind !== 0;
   facts.hosting = listedHosting;
+  if (hostingRange.service !== undefined) services.hosting = hostingRange.service;
+  if (services.vpn_proxy !== undefined || services.hosting !== undefined) facts.services = services;
   if (!networks) return facts;
 
   const located = locate(networks, key);

@@ -45,8 +45,25 @@ export interface Scored {
   benign_exclusions: BenignExclusion[];
   context_applied?: ContextApplied;
   subject: SubjectResolutionT;
+  /** Services the data name for the subject's network, by the component that read them (explain only). */
+  services: NamedService[];
   cluster_id?: string;
   degraded_sources: string[];
+}
+
+export interface NamedService {
+  component: ComponentKey;
+  name: string;
+}
+
+/** Which VPN provider or cloud the range feeds name for the address: the "which" behind a flag. */
+function namedServices(evidence: Evidence): NamedService[] {
+  const named = evidence.ip?.services;
+  if (!named) return [];
+  const out: NamedService[] = [];
+  if (named.vpn_proxy !== undefined) out.push({ component: 'ip_vpn_proxy', name: named.vpn_proxy });
+  if (named.hosting !== undefined) out.push({ component: 'ip_network_type', name: named.hosting });
+  return out;
 }
 
 export const DISCLOSURE =
@@ -367,6 +384,7 @@ export function score(input: ScoreInput): Scored {
     benign_exclusions: benignExclusions(evidence, context),
     ...(contextApplied ? { context_applied: contextApplied } : {}),
     subject: resolution(evidence),
+    services: namedServices(evidence),
     ...(cluster ? { cluster_id: cluster } : {}),
     degraded_sources: [...degraded],
   };

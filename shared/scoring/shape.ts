@@ -64,5 +64,12 @@ export function tierEvidence(scored: Scored, tier: Tier, entitlements: readonly 
       ? { primary_risk_factor: scored.primary_risk_factor }
       : {}),
     ...(has.has('benign_exclusions') ? { benign_exclusions: scored.benign_exclusions } : {}),
+    ...namedServicesFor(scored, has),
   };
+}
+
+/** The named services of the components the tier includes; absent when none is named. */
+function namedServicesFor(scored: Scored, has: Set<string>) {
+  const services = scored.services.filter((s) => has.has(s.component));
+  return services.length > 0 ? { services } : {};
 }

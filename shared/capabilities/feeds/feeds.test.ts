@@ -9,11 +9,11 @@ const buf = (s: string) => Buffer.from(s);
 describe('range feeds', () => {
   it('reads addresses and CIDRs, skipping comments and blank lines; v4-mapped IPv6 is IPv4', () => {
     const entries = parseRangeFeed(
-      buf('# exits\n\n1.2.3.4\n10.0.0.0/8 # private\n::ffff:5.6.7.8\n2001:db8::/32\n'),
+      buf('# exits\n\n1.2.3.4\n10.0.0.0/8 # Example Cloud, Inc.\n::ffff:5.6.7.8\n2001:db8::/32\n'),
     );
     expect(entries).toEqual([
       { version: 4, start: 0x01020304n, end: 0x01020304n, kind: 1 },
-      { version: 4, start: 0x0a000000n, end: 0x0affffffn, kind: 1 },
+      { version: 4, start: 0x0a000000n, end: 0x0affffffn, kind: 1, service: 'Example Cloud, Inc.' },
       { version: 4, start: 0x05060708n, end: 0x05060708n, kind: 1 },
       { version: 6, start: 0x20010db8n << 96n, end: (0x20010db8n << 96n) | ((1n << 96n) - 1n), kind: 1 },
     ]);

@@ -1,7 +1,8 @@
 /**
  * Address-list feeds: the Tor exit list, hosting ranges, VPN and proxy ranges. One entry per
  * line: an IPv4 or IPv6 address or CIDR, then, when the feed has kinds, a comma and the kind.
- * `#` starts a comment. This is the shape of the Tor Project's bulk exit list
+ * `#` starts a comment; a comment after an entry names the service the range belongs to
+ * (`185.65.134.0/24,vpn # Mullvad VPN`), which resolution reports for an analyst. This is the shape of the Tor Project's bulk exit list
  * (https://check.torproject.org/torbulkexitlist: one address per line) and of the usual
  * commercial VPN/proxy range exports.
  */
@@ -45,7 +46,7 @@ function parseRange(text: string): Omit<RangeEntry, 'kind'> | undefined {
  */
 export function parseRangeFeed(bytes: Buffer, kinds?: readonly string[]): RangeEntry[] {
   const out: RangeEntry[] = [];
-  for (const [line, text] of feedLines(bytes)) {
+  for (const [line, text, comment] of feedLines(bytes)) {
     const [address = '', kindName, ...rest] = text.split(',').map((s) => s.trim());
     const range = parseRange(address);
     if (!range) throw new FeedError(`line ${line}: not an IP address or CIDR`);
@@ -55,7 +56,8 @@ export function parseRangeFeed(bytes: Buffer, kinds?: readonly string[]): RangeE
       if (kind === 0) throw new FeedError(`line ${line}: kind must be one of ${kinds.join(', ')}`);
     } else if (kindName !== undefined) throw new FeedError(`line ${line}: unexpected second column`);
     if (rest.length > 0) throw new FeedError(`line ${line}: too many columns`);
-    out.push({ ...range, kind });
+    if (comment.length > 80) throw new FeedError(`line ${line}: service name longer than 80 characters`);
+    out.push({ ...range, kind, ...(comment ? { service: comment } : {}) });
   }
   return out;
 }

@@ -29,7 +29,11 @@ describe('the cloud range importers', () => {
     const feed = importAwsIpRanges(Buffer.from(AWS));
     expect(feed.feed).toBe('hosting');
     expect(feed.asOf.toISOString()).toBe('2026-11-24T21:03:07.000Z');
-    expect(feed.lines).toEqual(['3.4.12.4/32 # aws', '3.5.140.0/22 # aws', '2600:1f14::/35 # aws']);
+    expect(feed.lines).toEqual([
+      '3.4.12.4/32 # Amazon Web Services',
+      '3.5.140.0/22 # Amazon Web Services',
+      '2600:1f14::/35 # Amazon Web Services',
+    ]);
     expect(feed.text).toContain(
       '# source: AWS ip-ranges.json (syncToken 1764000000, createDate 2026-11-24-21-03-07)',
     );
@@ -39,17 +43,22 @@ describe('the cloud range importers', () => {
     const feed = importGoogleCloudJson(Buffer.from(GOOGLE));
     expect(feed.asOf.toISOString()).toBe('2026-11-23T23:01:17.123Z');
     expect(feed.lines).toEqual([
-      '34.1.208.0/20 # google',
-      '2600:1900:8000::/44 # google',
-      '3.5.140.0/22 # google',
+      '34.1.208.0/20 # Google Cloud',
+      '2600:1900:8000::/44 # Google Cloud',
+      '3.5.140.0/22 # Google Cloud',
     ]);
   });
 
-  it('the provider comment leaves what the hosting parser reads unchanged', () => {
+  it('the provider comment names the service and leaves the ranges as they are', () => {
     const feed = importAwsIpRanges(Buffer.from(AWS));
-    const bare = feed.text.replace(/ # aws$/gm, '');
-    expect(parseRangeFeed(Buffer.from(feed.text))).toEqual(parseRangeFeed(Buffer.from(bare)));
-    expect(parseRangeFeed(Buffer.from(feed.text))).toHaveLength(3);
+    const bare = feed.text.replace(/ # Amazon Web Services$/gm, '');
+    const named = parseRangeFeed(Buffer.from(feed.text));
+    expect(named.map(({ service: _, ...range }) => range)).toEqual(parseRangeFeed(Buffer.from(bare)));
+    expect(named.map((e) => e.service)).toEqual([
+      'Amazon Web Services',
+      'Amazon Web Services',
+      'Amazon Web Services',
+    ]);
   });
 
   it('merged, a range is listed once and the file is as old as its oldest part', () => {

@@ -4,8 +4,8 @@
  * (https://www.gstatic.com/ipranges/cloud.json). Both date themselves (`createDate`,
  * `creationTime`, UTC), so the fetch date is not needed.
  *
- * Each range keeps its provider as a trailing `# aws` / `# google` comment: the hosting parser
- * (range-feed.ts) drops comments, so the name costs nothing; a comma field would be refused.
+ * Each range keeps its provider as a trailing comment (`# Amazon Web Services`, `# Google Cloud`),
+ * which the range parser (range-feed.ts) reads as the range's service name.
  * AWS lists a range once per service (AMAZON, EC2, ...): a range is written once.
  */
 import ipaddr from 'ipaddr.js';
@@ -63,7 +63,7 @@ export function importAwsIpRanges(bytes: Buffer): ImportedFeed {
     ranges.push(cidr(p.ipv6_prefix, 'ipv6', `ipv6_prefixes[${i}].ipv6_prefix`)),
   );
   const source = `AWS ip-ranges.json (syncToken ${String(doc.syncToken)}, createDate ${String(doc.createDate)})`;
-  return imported('hosting', source, asOf, collect(ranges, 'aws'));
+  return imported('hosting', source, asOf, collect(ranges, 'Amazon Web Services'));
 }
 
 /** `creationTime`: `YYYY-MM-DDThh:mm:ss.ssssss`, UTC without a zone. */
@@ -83,5 +83,5 @@ export function importGoogleCloudJson(bytes: Buffer): ImportedFeed {
       : cidr(p.ipv6Prefix, 'ipv6', `prefixes[${i}].ipv6Prefix`),
   );
   const source = `Google Cloud cloud.json (syncToken ${String(doc.syncToken)}, creationTime ${String(doc.creationTime)})`;
-  return imported('hosting', source, asOf, collect(ranges, 'google'));
+  return imported('hosting', source, asOf, collect(ranges, 'Google Cloud'));
 }

@@ -1,0 +1,69 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
+import { ExplainResponse, type ScoreResponse } from '../../shared/contract/response.ts';
+import { unlinkPrefix } from '../helpers/feed-server.ts';
+import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { startNode } from '../helpers/in-process.ts';
+import { publishSnapshots } from '../helpers/snapshots.ts';
+
+/** Which VPN provider or cloud a flag comes from: explain names the service the data name. */
+describe('explain names the service behind a VPN or hosting flag', () => {
+  const capPrefix = `frs:cap:explain-services-it-${process.pid}`;
+  let dir: string;
+  let node: Awaited<ReturnType<typeof startNode>>;
+  let apiKey: string;
+  const env = () => ({
+    CAPABILITY_KEY_PREFIX: capPrefix,
+    CAPABILITY_MAX_DATA_AGE_S: `${SEED_MAX_DATA_AGE_S}`,
+  });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'frs-explain-services-'));
+    await publishSnapshots(env());
+    node = await startNode({ ...env(), AUDIT_JOURNAL_DIR: join(dir, 'journal') });
+    ({ apiKey } = await orgWithKey('assess', { rateRps: 10_000, credits: 1_000_000 }));
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    const r = redis();
+    await unlinkPrefix(r, capPrefix);
+    r.disconnect();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function explained(ip: string) {
+    const res = await scoreCall(node.url, apiKey, { subject: { ip_address: ip } });
+    expect(res.status).toBe(200);
+    const scored = (await res.json()) as ScoreResponse;
+    const explain = await fetch(`${node.url}/v1/explain/${scored.score_id}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(explain.status).toBe(200);
+    return { scored, explain: ExplainResponse.parse(await explain.json()) };
+  }
+
+  it('a Proton VPN server: vpn in the resolution, the provider in explain, not in the score response', async () => {
+    const { scored, explain } = await explained('2.58.241.69');
+    expect(scored.subject?.ip_address?.vpn).toBe(true);
+    expect(explain.evidence.services).toContainEqual({ component: 'ip_vpn_proxy', name: 'Proton VPN' });
+    expect(JSON.stringify(scored)).not.toContain('Proton VPN');
+  });
+
+  it('a cloud address: hosting, with its operator', async () => {
+    const { explain } = await explained('88.198.0.1');
+    expect(explain.evidence.subject?.ip_address?.hosting).toBe(true);
+    expect(explain.evidence.services).toContainEqual({
+      component: 'ip_network_type',
+      name: 'Hetzner Online GmbH',
+    });
+  });
+
+  it('an access network names no service', async () => {
+    const { explain } = await explained('86.128.0.1');
+    expect(explain.evidence.services).toBeUndefined();
+  });
+});
