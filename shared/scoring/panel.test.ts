@@ -59,7 +59,7 @@ const CLEAN: Case[] = [
 
 /** Networks nobody classifies: missing evidence, so at most `low`. */
 const UNCLASSIFIED: Case[] = [
-  { name: 'announced, unclassified AS', subject: { ip_address: '185.220.102.1' } },
+  { name: 'announced, unclassified AS', subject: { ip_address: '87.76.166.1' } },
   { name: 'UK access ISP without a type', subject: { ip_address: '81.2.69.142' } },
 ];
 

@@ -3,7 +3,7 @@
  * refresher's one-shot builds snapshots under a prefix of this test's own, from a Tor exit feed
  * dated long ago and the installed ASN package (dated by its version); an API node serves them.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,12 +69,17 @@ describe('data age: data_as_of, records and stale in health; unallocated space n
     });
     // Confirmed just now: stale by the age of its data, not of its last fetch.
     expect(h.capabilities.ip_tor_exit!.age_s).toBeLessThan(600);
-    // A seed feed within its limit: its header's date, not stale.
+    // A checked-in feed within its (raised) limit: its header's date and its entries, not stale.
+    const vpnFeed = await readFile(
+      new URL('../../infra/feeds/vpn-proxy-ranges.txt', import.meta.url),
+      'utf8',
+    );
+    const vpnAsOf = /^# as-of: (\S+)$/m.exec(vpnFeed)![1]!;
     expect(h.capabilities.ip_vpn_proxy).toMatchObject({
       status: 'ok',
-      data_as_of: '2026-11-21T14:12:13.000Z',
+      data_as_of: new Date(vpnAsOf).toISOString(),
       stale: false,
-      records: 5,
+      records: vpnFeed.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')).length,
     });
     // The network table is as old as its oldest feed: the ASN package, dated by its version.
     const network = h.capabilities.ip_network_type!;

@@ -14,6 +14,7 @@
  */
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { VPN_PROXY_KINDS } from '../ip-vpn-proxy/index.ts';
 import { parseRangeFeed } from './range-feed.ts';
 import { FeedError } from './feed-error.ts';
 import { recognise, type PublicFormat } from './importers/formats.ts';
@@ -75,8 +76,9 @@ const isUrl = (s: string) => /^https?:\/\//i.test(s);
 async function download(url: string, opts: UpdateOptions, now: Date): Promise<Input> {
   // Unlike the refresher (sources.ts), this echoes the whole URL: the operator typed it, and the
   // public lists need no token.
-  const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
-  const input: Input = { label: url, format: recognise(name) };
+  const path = decodeURIComponent(new URL(url).pathname);
+  const name = path.split('/').pop() ?? '';
+  const input: Input = { label: url, format: recognise(path) };
   if (!input.format) return { ...input, refused: `'${name}' is not a recognised public file name` };
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
@@ -94,7 +96,7 @@ async function download(url: string, opts: UpdateOptions, now: Date): Promise<In
 }
 
 async function readLocal(path: string, opts: UpdateOptions, inDir: boolean): Promise<Input | undefined> {
-  const format = recognise(basename(path));
+  const format = recognise(path);
   if (!format) {
     // In a directory, other files are passed over (and said so); named on its own, it is an error.
     return inDir
@@ -167,12 +169,17 @@ function importOne(input: Input, now: Date): void {
   }
 }
 
+/** The refresher's parser of a target feed: the VPN/proxy feed names a kind on every line. */
+function parseTarget(target: ImportTarget, bytes: Buffer) {
+  return parseRangeFeed(bytes, target === 'vpnProxy' ? VPN_PROXY_KINDS : undefined);
+}
+
 /** Records of the feed at the destination, as the refresher counts them; undefined if none. */
-async function currentRecords(path: string): Promise<number | undefined> {
+async function currentRecords(target: ImportTarget, path: string): Promise<number | undefined> {
   const bytes = await readFile(path).catch(() => undefined);
   if (!bytes) return undefined;
   try {
-    return parseRangeFeed(bytes).length;
+    return parseTarget(target, bytes).length;
   } catch {
     // A broken old feed is no yardstick: replacing it is the point.
     return undefined;
@@ -182,8 +189,8 @@ async function currentRecords(path: string): Promise<number | undefined> {
 /** Writes one feed, or says why not; the old file is replaced only by a rename of a complete one. */
 async function writeTarget(feed: ImportedFeed, path: string, opts: UpdateOptions): Promise<void> {
   // The written text must be what the refresher accepts (range-feed.ts; as-of.ts reads the header).
-  parseRangeFeed(Buffer.from(feed.text));
-  const old = await currentRecords(path);
+  parseTarget(feed.feed, Buffer.from(feed.text));
+  const old = await currentRecords(feed.feed, path);
   if (old !== undefined && feed.records < old / 2 && !opts.allowShrink) {
     throw new FeedError(
       `${feed.records} records would replace ${old} (less than half; --allow-shrink to accept)`,

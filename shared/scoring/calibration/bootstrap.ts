@@ -102,8 +102,11 @@ function ipv4(n: number): string {
 function feedRanges(file: string, kind?: string): [number, number][] {
   const out: [number, number][] = [];
   for (const raw of readFileSync(new URL(file, FEEDS), 'utf8').split('\n')) {
-    const [cidr = '', k] = raw.trim().split(',');
-    if (!cidr || cidr.startsWith('#') || cidr.includes(':') || (kind && k !== kind)) continue;
+    const [cidr = '', k] = raw
+      .replace(/#.*$/, '')
+      .split(',')
+      .map((s) => s.trim());
+    if (!cidr || cidr.includes(':') || (kind && k !== kind)) continue;
     const [addr = '', bits = '32'] = cidr.split('/');
     const base = addr.split('.').reduce((n, o) => n * 256 + Number(o), 0);
     out.push([base, base + 2 ** (32 - Number(bits)) - 1]);

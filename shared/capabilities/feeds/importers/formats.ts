@@ -1,10 +1,11 @@
 /**
- * The public formats `feeds:update` reads, recognised by file name (or a URL's last path
- * segment), each with its importer and the fewest records a genuine file of it has: a file
+ * The public formats `feeds:update` reads, recognised by the end of their path (a file name, or
+ * a list's folder and name in the layout its publisher uses; for a URL, its path), each with its importer and the fewest records a genuine file of it has: a file
  * below that is a truncated download or an error page, not a smaller list.
  */
 import { importAwsIpRanges, importGoogleCloudJson } from './cloud-ranges.ts';
 import type { ImportedFeed, ImportTarget } from './imported-feed.ts';
+import { importAsnList, importVpnServerList, VPN_SERVER_LISTS } from './network-lists.ts';
 import { importRirDelegated } from './rir-delegated.ts';
 import { importTorBulkExitList } from './tor-bulk-exit-list.ts';
 
@@ -14,6 +15,7 @@ export interface PublicFormat {
   name: string;
   /** The feed file it becomes. */
   feed: ImportTarget;
+  /** Matched against the path with `/` separators. */
   fileName: RegExp;
   importer: Importer;
   minRecords: number;
@@ -26,7 +28,7 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     // Some 1,000 to 2,000 exits are listed at any time.
     name: 'Tor bulk exit list',
     feed: 'torExits',
-    fileName: /^torbulkexitlist/,
+    fileName: /(^|\/)torbulkexitlist[^/]*$/,
     importer: importTorBulkExitList,
     minRecords: 500,
     datedByFetch: true,
@@ -35,7 +37,7 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     // Several thousand distinct prefixes.
     name: 'AWS ip-ranges.json',
     feed: 'hosting',
-    fileName: /^ip-ranges\.json$/,
+    fileName: /(^|\/)ip-ranges\.json$/,
     importer: importAwsIpRanges,
     minRecords: 1000,
     datedByFetch: false,
@@ -44,7 +46,7 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     // Several hundred prefixes.
     name: 'Google Cloud cloud.json',
     feed: 'hosting',
-    fileName: /^cloud\.json$/,
+    fileName: /(^|\/)cloud\.json$/,
     importer: importGoogleCloudJson,
     minRecords: 200,
     datedByFetch: false,
@@ -53,13 +55,42 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     // The smallest registry (AFRINIC) still has several thousand address records.
     name: 'RIR delegated-extended statistics',
     feed: 'allocatedRanges',
-    fileName: /^delegated-.+-extended/,
+    fileName: /(^|\/)delegated-[^/]+-extended[^/]*$/,
     importer: importRirDelegated,
     minRecords: 1000,
     datedByFetch: false,
   },
+  ...Object.entries(VPN_SERVER_LISTS).map(([file, provider]): PublicFormat => ({
+    // Hundreds to thousands of servers per provider.
+    name: `${provider} server list`,
+    feed: 'vpnProxy',
+    fileName: new RegExp(`(^|/)vpn/ips/${file}\\.txt$`),
+    importer: importVpnServerList(provider),
+    minRecords: 100,
+    datedByFetch: true,
+  })),
+  {
+    // A dozen or more VPN providers' networks, each announcing several prefixes.
+    name: 'VPN provider AS list',
+    feed: 'vpnProxy',
+    fileName: /(^|\/)vpn\/ASN\.txt$/,
+    importer: importAsnList('vpnProxy', 'VPN provider AS list'),
+    minRecords: 50,
+    datedByFetch: true,
+  },
+  {
+    // Hundreds of hosting, cloud and CDN networks: tens of thousands of prefixes.
+    name: 'data-centre AS list',
+    feed: 'hosting',
+    fileName: /(^|\/)datacenter\/ASN\.txt$/,
+    importer: importAsnList('hosting', 'data-centre AS list'),
+    minRecords: 5000,
+    datedByFetch: true,
+  },
 ];
 
-export function recognise(fileName: string): PublicFormat | undefined {
-  return PUBLIC_FORMATS.find((f) => f.fileName.test(fileName));
+/** The format of a file, by its path (`/`-separated) or a URL's path. */
+export function recognise(path: string): PublicFormat | undefined {
+  const normalised = path.replace(/\\/g, '/');
+  return PUBLIC_FORMATS.find((f) => f.fileName.test(normalised));
 }

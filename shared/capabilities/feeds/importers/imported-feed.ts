@@ -6,10 +6,11 @@
  */
 import { FeedError } from '../feed-error.ts';
 
-/** The feed files importers write: the two the refresher reads, and the registry allocations. */
+/** The feed files importers write: range feeds the refresher reads, and the registry allocations. */
 export const IMPORT_TARGETS = {
   torExits: 'tor-exits.txt',
   hosting: 'hosting-ranges.txt',
+  vpnProxy: 'vpn-proxy-ranges.txt',
   // Not read by any capability yet: the input of the unallocated-space (bogon) rule.
   allocatedRanges: 'allocated-ranges.txt',
 } as const;
