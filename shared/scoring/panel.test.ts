@@ -70,6 +70,9 @@ const ELEVATED_ONLY: Case[] = [
   { name: 'hosting network', subject: { ip_address: '2.24.0.1' } },
 ];
 
+/** The mildest evidence alone: `low` (allow, watch at a strict moment), neither ignored nor friction. */
+const MILD: Case[] = [{ name: 'hosting network', subject: { ip_address: '2.24.0.1' } }];
+
 /** Reported by one or two organisations and clean otherwise: the ledger's ceiling binds. */
 const REPORTED: (Case & { ceiling: Band })[] = [
   { name: 'one report', subject: { phone_number: '+4915112345678' }, reports: 1, ceiling: 'medium' },
@@ -133,6 +136,10 @@ describe(`panel of known subjects under the default version (${DEFAULT_VERSION.i
     for (const posture of POSTURES) {
       expect(bandOf(c, posture, FOREIGN)).toSatisfy((b: Band) => atMost(b, 'high'));
     }
+  });
+
+  it.each(MILD.map((c) => [c.name, c] as const))('%s alone is low', (_n, c) => {
+    expect(bandOf(c, 'balanced')).toBe('low');
   });
 
   it.each(REPORTED.map((c) => [c.name, c] as const))(
