@@ -9,9 +9,10 @@
  * A table is the raw-risk distribution of the version's reference population (see
  * docs/scoring.md "Calibration"). For versions with rate caps it also derives the band floors:
  * each band's floor is the lowest score at which the share of the population that would get the
- * band or above, evidence gates applied, is within the cap. Writes calibration/<id>.json, the
- * version's hash into versions.lock.json and every version's measured band rates into
- * calibration/band-rates.json. Released versions are never rebuilt.
+ * band or above, evidence gates applied, is within the cap (and, for versions with a least share
+ * per band, the band below keeps that share). Writes calibration/<id>.json, the version's hash
+ * into versions.lock.json and every version's measured band rates into calibration/band-rates.json.
+ * Released versions are never rebuilt.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
