@@ -112,6 +112,12 @@ describe(`panel of known subjects under the default version (${DEFAULT_VERSION.i
     expect(bandOf(c, 'balanced')).toSatisfy((b: Band) => atLeast(b, 'high'));
   });
 
+  // The posture shift must stay below the gaps between floors: with 2026.12.0's shift of 5 on
+  // 2026.12.2's floors, precision_weighted would put a Tor exit or a bogon in `low`.
+  it.each(RISKY.map((c) => [c.name, c] as const))('%s is medium or above under every posture', (_n, c) => {
+    for (const posture of POSTURES) expect(bandOf(c, posture)).toSatisfy((b: Band) => atLeast(b, 'medium'));
+  });
+
   it.each(CLEAN.map((c) => [c.name, c] as const))(
     '%s is minimal or low, whatever posture and context',
     (_n, c) => {
