@@ -28,9 +28,9 @@ export interface VersionDefinition {
   /** Highest share of the reference population, balanced posture, at each band or above. */
   bandRateCaps?: BandFloors;
   /**
-   * Least share of the reference population each band must keep (balanced posture, gates
-   * applied) when the floors are derived: a floor is raised past scores that would leave the band
-   * below it thinner than this. Without it (2026.12.0, 2026.12.1) a band can be empty by
+   * Least share of the reference population each band below `critical` must keep (balanced
+   * posture, gates applied) when the floors are derived: a floor is raised past scores that would
+   * leave the band below it thinner than this. Without it (2026.12.0, 2026.12.1) a band can be empty by
    * construction: their `low` floor equals `medium`'s.
    */
   bandMinShare?: number;
@@ -101,8 +101,9 @@ const POINTS_2026_12: VersionDefinition['points'] = {
 const RATE_CAPS_2026_12: BandFloors = { critical: 0.01, high: 0.05, medium: 0.15, low: 0.3 };
 
 /**
- * Each band holds at least 0.2 % of the reference population: 40 of the 20 000 bootstrap
- * subjects, enough that a measured rate is not one subject's noise.
+ * Each band below `critical` keeps at least 0.2 % of the reference population: 40 of the 20 000
+ * bootstrap subjects, enough that a measured rate is not one subject's noise. `critical` is bounded
+ * by its cap alone; versions.test.ts fails when the default's published rates leave it empty.
  */
 const MIN_SHARE_2026_12_2 = 0.002;
 
