@@ -175,7 +175,7 @@ export interface components {
         moment?: 'onboarding' | 'authentication' | 'payment' | 'profile_change' | 'support';
       };
       /**
-       * @description Shifts the band thresholds: recall_weighted 5 points lower, precision_weighted 5 points higher.
+       * @description Shifts the band thresholds by the score version's posture shift (`posture_shift` in `GET /v1/health`): recall_weighted lower, precision_weighted higher.
        * @enum {string}
        */
       risk_posture?: 'recall_weighted' | 'balanced' | 'precision_weighted';
@@ -197,7 +197,7 @@ export interface components {
        * @example 2026.08.0
        * @enum {string}
        */
-      shadow_version?: '2026.02.0' | '2026.08.0' | '2026.11.0' | '2026.12.0' | '2026.12.1';
+      shadow_version?: '2026.02.0' | '2026.08.0' | '2026.11.0' | '2026.12.0' | '2026.12.1' | '2026.12.2';
     };
     /** @description What happened to a subject: a score_id, a subject, or both. */
     OutcomeRequest:
@@ -393,6 +393,8 @@ export interface components {
           high: number;
           critical: number;
         };
+        /** @description Points recall_weighted lowers and precision_weighted raises every band floor. */
+        posture_shift: number;
         /** @description Measured share of each band on the version's reference population, balanced posture */
         band_rates: {
           [key: string]: number;

@@ -84,7 +84,7 @@ export const Context = z
     }),
     risk_posture: z.enum(RISK_POSTURES).optional().meta({
       description:
-        'Shifts the band thresholds: recall_weighted 5 points lower, precision_weighted 5 points higher.',
+        "Shifts the band thresholds by the score version's posture shift (`posture_shift` in `GET /v1/health`): recall_weighted lower, precision_weighted higher.",
     }),
     action_policy: z
       .record(storableText({ max: 64 }), storableText({ max: 256 }))

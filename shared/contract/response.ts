@@ -264,6 +264,9 @@ export const HealthResponse = z
         challenger: z.boolean(),
         hash: z.string().meta({ description: 'sha256 of points, band floors, gates and calibration' }),
         band_floors: z.object({ low: z.int(), medium: z.int(), high: z.int(), critical: z.int() }),
+        posture_shift: z.int().min(0).meta({
+          description: 'Points recall_weighted lowers and precision_weighted raises every band floor.',
+        }),
         band_rates: z.record(z.string(), z.number()).meta({
           description: "Measured share of each band on the version's reference population, balanced posture",
         }),

@@ -70,6 +70,9 @@ const ELEVATED_ONLY: Case[] = [
   { name: 'hosting network', subject: { ip_address: '2.24.0.1' } },
 ];
 
+/** The mildest evidence alone: `low` (allow, watch at a strict moment), neither ignored nor friction. */
+const MILD: Case[] = [{ name: 'hosting network', subject: { ip_address: '2.24.0.1' } }];
+
 /** Reported by one or two organisations and clean otherwise: the ledger's ceiling binds. */
 const REPORTED: (Case & { ceiling: Band })[] = [
   { name: 'one report', subject: { phone_number: '+4915112345678' }, reports: 1, ceiling: 'medium' },
@@ -109,6 +112,12 @@ describe(`panel of known subjects under the default version (${DEFAULT_VERSION.i
     expect(bandOf(c, 'balanced')).toSatisfy((b: Band) => atLeast(b, 'high'));
   });
 
+  // The posture shift must stay below the gaps between floors: with 2026.12.0's shift of 5 on
+  // 2026.12.2's floors, precision_weighted would put a Tor exit or a bogon in `low`.
+  it.each(RISKY.map((c) => [c.name, c] as const))('%s is medium or above under every posture', (_n, c) => {
+    for (const posture of POSTURES) expect(bandOf(c, posture)).toSatisfy((b: Band) => atLeast(b, 'medium'));
+  });
+
   it.each(CLEAN.map((c) => [c.name, c] as const))(
     '%s is minimal or low, whatever posture and context',
     (_n, c) => {
@@ -133,6 +142,10 @@ describe(`panel of known subjects under the default version (${DEFAULT_VERSION.i
     for (const posture of POSTURES) {
       expect(bandOf(c, posture, FOREIGN)).toSatisfy((b: Band) => atMost(b, 'high'));
     }
+  });
+
+  it.each(MILD.map((c) => [c.name, c] as const))('%s alone is low', (_n, c) => {
+    expect(bandOf(c, 'balanced')).toBe('low');
   });
 
   it.each(REPORTED.map((c) => [c.name, c] as const))(

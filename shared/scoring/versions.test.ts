@@ -1,12 +1,15 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
+import type { Verdict } from '../contract/response.ts';
 import { drawBootstrap } from './calibration/bootstrap.ts';
+import { deriveFloors, type Member } from './calibration/build.ts';
 import { drawLegacyPopulation } from './calibration/population.ts';
 import type { ReasonCode } from './reason-codes.ts';
-import { readCalibrationFile, readLock, versionHash } from './version-files.ts';
+import { buildCdf } from './percentile.ts';
+import { readBandRates, readCalibrationFile, readLock, versionHash } from './version-files.ts';
 import { effectiveState } from './version-state.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from './versions.ts';
-import { pointsOf, VERSION_DEFINITIONS } from './weights.ts';
+import { pointsOf, VERSION_DEFINITIONS, type VersionDefinition } from './weights.ts';
 
 describe('score versions', () => {
   it('every version is locked by its content hash, and any change to a released one breaks it', () => {
@@ -35,6 +38,17 @@ describe('score versions', () => {
       for (const code of missing) expect(pointsOf(d.points, code), `${d.id} ${code}`).toBe(0);
   });
 
+  it('the default publishes a rate for every band, none empty, within its caps', () => {
+    const rates = readBandRates()[DEFAULT_VERSION.id]!;
+    const caps = DEFAULT_VERSION.bandRateCaps!;
+    for (const band of ['minimal', 'low', 'medium', 'high', 'critical'])
+      expect(rates[band], `${DEFAULT_VERSION.id} ${band}`).toBeGreaterThan(0);
+    expect(rates.critical!).toBeLessThanOrEqual(caps.critical);
+    expect(rates.critical! + rates.high!).toBeLessThanOrEqual(caps.high);
+    expect(rates.critical! + rates.high! + rates.medium!).toBeLessThanOrEqual(caps.medium);
+    expect(rates.critical! + rates.high! + rates.medium! + rates.low!).toBeLessThanOrEqual(caps.low);
+  });
+
   it('the run-time state ignores unknown and retired versions and never makes the default its own challenger', () => {
     expect(effectiveState({ default: '1999.01.0' }).default).toBe(DEFAULT_VERSION);
     expect(effectiveState({ default: '2026.02.0' }).default).toBe(DEFAULT_VERSION);
@@ -45,6 +59,37 @@ describe('score versions', () => {
     expect(promoted.default.id).toBe('2026.12.1');
     expect(promoted.status.get('2026.12.1')).toBe('live');
     expect(promoted.status.get('2026.11.0')).toBe('retired');
+  });
+});
+
+describe('band floors derived from a population', () => {
+  // 90 % without evidence (score 0), then evidence of rising raw risk: 4 % at 10 (score 90), 3 %
+  // at 20 (94), 2 % at 30 (97), and 1 % adverse at 40 and 50 (99).
+  const members: Member[] = [];
+  const add = (n: number, raw: number, verdict?: Verdict) => {
+    for (let i = 0; i < n; i++) members.push({ raw, verdicts: new Set(verdict ? [verdict] : []) });
+  };
+  add(1800, 0);
+  add(80, 10, 'elevated');
+  add(60, 20, 'elevated');
+  add(40, 30, 'elevated');
+  add(10, 40, 'adverse');
+  add(10, 50, 'adverse');
+  const cal = { cdf: buildCdf(members.map((m) => m.raw)) };
+  const def: VersionDefinition = {
+    ...VERSION_DEFINITIONS.find((d) => d.id === '2026.12.0')!,
+    bandRateCaps: { critical: 0.01, high: 0.05, medium: 0.15, low: 0.3 },
+  };
+
+  it('by the caps alone, low can be empty: its floor is the same as medium', () => {
+    const floors = deriveFloors(members, def, cal);
+    expect(floors.low).toBe(floors.medium);
+  });
+
+  it('with a least share per band, every band keeps it and the caps still hold', () => {
+    const floors = deriveFloors(members, { ...def, bandMinShare: 0.01 }, cal);
+    // low holds the 4 % at 90, medium the 3 % at 94, high the 2 % at 97, critical the 1 % at 99.
+    expect(floors).toEqual({ low: 1, medium: 91, high: 95, critical: 98 });
   });
 });
 

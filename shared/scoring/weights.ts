@@ -28,6 +28,13 @@ export interface VersionDefinition {
   /** Highest share of the reference population, balanced posture, at each band or above. */
   bandRateCaps?: BandFloors;
   /**
+   * Least share of the reference population each band below `critical` must keep (balanced
+   * posture, gates applied) when the floors are derived: a floor is raised past scores that would
+   * leave the band below it thinner than this. Without it (2026.12.0, 2026.12.1) a band can be empty by
+   * construction: their `low` floor equals `medium`'s.
+   */
+  bandMinShare?: number;
+  /**
    * Evidence gates: a band is only reached when at least one component has one of the listed
    * verdicts; otherwise the band steps down until a gate holds. Absent before 2026.12.0.
    */
@@ -93,6 +100,13 @@ const POINTS_2026_12: VersionDefinition['points'] = {
 /** At most 1 % critical, 5 % high or above, 15 % medium or above, 30 % low or above. */
 const RATE_CAPS_2026_12: BandFloors = { critical: 0.01, high: 0.05, medium: 0.15, low: 0.3 };
 
+/**
+ * Each band below `critical` keeps at least 0.2 % of the reference population: 40 of the 20 000
+ * bootstrap subjects, enough that a measured rate is not one subject's noise. `critical` is bounded
+ * by its cap alone; versions.test.ts fails when the default's published rates leave it empty.
+ */
+const MIN_SHARE_2026_12_2 = 0.002;
+
 /** critical needs an adverse component; high and medium an elevated or adverse one. */
 const GATES_2026_12: VersionDefinition['gates'] = {
   critical: ['adverse'],
@@ -143,5 +157,19 @@ export const VERSION_DEFINITIONS: readonly VersionDefinition[] = [
     bandRateCaps: RATE_CAPS_2026_12,
     gates: GATES_2026_12,
     postureShift: 5,
+  },
+  {
+    // Every band earns its place: 2026.12.0's points, caps and gates, floors derived with a least
+    // share per band, so `low` holds the mildest evidence (a hosting network alone) instead of
+    // nobody. The floors sit in the top few percentiles (most subjects have no evidence and score
+    // 0), where a posture shift of 5 would cross several bands: 1 moves each kind of evidence
+    // about one band (precision_weighted keeps a Tor exit or a bogon at `high`, not `low`).
+    id: '2026.12.2',
+    status: 'live',
+    points: POINTS_2026_12,
+    bandRateCaps: RATE_CAPS_2026_12,
+    bandMinShare: MIN_SHARE_2026_12_2,
+    gates: GATES_2026_12,
+    postureShift: 1,
   },
 ];

@@ -12,7 +12,7 @@ import {
 import { bandFor } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
-import { findVersion } from '../../shared/scoring/versions.ts';
+import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
 import { pointsOf } from '../../shared/scoring/weights.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { freshAddress, freshMobile, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
@@ -51,11 +51,11 @@ describe('POST /v1/score responses against the running API', () => {
       const r = await scored(tier, { subject: BOTH, client_reference: 'ref-1' });
       expect(r.score_id).toMatch(/^sc_[0-9a-f]{32}$/);
       expect(r.tier).toBe(tier);
-      expect(r.score_version).toBe('2026.12.0');
+      expect(r.score_version).toBe(DEFAULT_VERSION.id);
       expect(Number.isInteger(r.score) && r.score >= 0 && r.score <= 100).toBe(true);
       expect(r.score_type).toBe('ranking');
       expect(r.score_basis).toBe(
-        `riskier than ${r.score} % of subjects in the reference population of 2026.12.0`,
+        `riskier than ${r.score} % of subjects in the reference population of ${DEFAULT_VERSION.id}`,
       );
       expect(BANDS).toContain(r.band);
       expect(ACTIONS).toContain(r.recommended_action);
@@ -238,7 +238,7 @@ describe('POST /v1/score responses against the running API', () => {
       ]) {
         const r = await scored('bureau', { subject });
         const raw = r.components!.reduce((s, c) => s + c.contribution, 0);
-        expect(r.score).toBe(percentileRank(raw, findVersion('2026.12.0')!.calibration));
+        expect(r.score).toBe(percentileRank(raw, DEFAULT_VERSION.calibration));
       }
     });
 
@@ -256,7 +256,7 @@ describe('POST /v1/score responses against the running API', () => {
         ),
         band: bandFor(r.shadow!.score, v),
       });
-      expect(r.score_version).toBe('2026.12.0');
+      expect(r.score_version).toBe(DEFAULT_VERSION.id);
       expect((await scored('bureau', { subject: BOTH })).shadow).toBeUndefined();
     });
 
@@ -284,22 +284,22 @@ describe('POST /v1/score responses against the running API', () => {
     const ctx = (extra: object) => ({ sector: 'bank', geography: {}, collection_point: {}, ...extra });
 
     it('risk_posture shifts the band thresholds, never the score', async () => {
-      // A bogon (adverse evidence) scores 98 under 2026.12.0's calibration: below balanced's
-      // critical floor (99), above recall_weighted's (94).
-      const at = async (risk_posture: string) =>
-        scored('assess', {
-          subject: { ip_address: '192.0.2.1' },
-          context: ctx({ risk_posture }),
-        });
-      const balanced = await at('balanced');
-      const recall = await at('recall_weighted');
-      const precision = await at('precision_weighted');
-      expect(balanced.score).toBe(98);
-      expect([recall.score, precision.score]).toEqual([98, 98]);
-      expect(balanced.band).toBe('high');
-      expect(recall.band).toBe('critical');
-      // precision_weighted raises high's floor (94) to 99.
-      expect(precision.band).toBe('medium');
+      // Under 2026.12.2 (floors 1 / 94 / 96 / 99, shift 1) a bogon (adverse evidence) scores 98:
+      // below balanced's critical floor, at recall_weighted's (98). A premium-rate number
+      // (elevated) scores 96: at balanced's high floor, below precision_weighted's (97).
+      const at = async (subject: object, risk_posture: string) =>
+        scored('assess', { subject, context: ctx({ risk_posture }) });
+      const bogon = { ip_address: '192.0.2.1' };
+      const premium = { phone_number: '+449012345678' };
+      const bands = async (subject: object) => {
+        const rs = await Promise.all(
+          ['recall_weighted', 'balanced', 'precision_weighted'].map((p) => at(subject, p)),
+        );
+        expect(new Set(rs.map((r) => r.score)).size).toBe(1);
+        return { score: rs[0]!.score, bands: rs.map((r) => r.band) };
+      };
+      expect(await bands(bogon)).toEqual({ score: 98, bands: ['critical', 'high', 'high'] });
+      expect(await bands(premium)).toEqual({ score: 96, bands: ['high', 'high', 'medium'] });
     });
 
     it('recommended_action follows band and collection_point.moment', async () => {
@@ -311,11 +311,15 @@ describe('POST /v1/score responses against the running API', () => {
           })
         ).recommended_action;
       const PREMIUM = '+449012345678';
+      const HOSTING = '2.24.0.1';
       expect(await act(PREMIUM)).toBe('investigate');
       expect(await act(PREMIUM, 'payment')).toBe('challenge');
       expect(await act(PREMIUM, 'support')).toBe('investigate');
       expect(await act(IMPOSSIBLE, 'onboarding', '192.0.2.1')).toBe('block');
       expect(await act(VALID_MOBILE, 'payment')).toBe('allow');
+      // A hosting network alone is low: allowed, watched at a strict moment.
+      expect(await act(VALID_MOBILE, undefined, HOSTING)).toBe('allow');
+      expect(await act(VALID_MOBILE, 'payment', HOSTING)).toBe('watch');
       // Missing evidence adds no risk: a trunk-zero number is unattested, not risky.
       expect(await act(TRUNK_ZERO, 'payment')).toBe('allow');
     });
@@ -382,11 +386,13 @@ describe('POST /v1/score responses against the running API', () => {
       { id: '2026.02.0', status: 'retired', default: false },
       { id: '2026.08.0', status: 'live', default: false },
       { id: '2026.11.0', status: 'live', default: false },
-      { id: '2026.12.0', status: 'live', default: true },
+      { id: '2026.12.0', status: 'live', default: false },
       { id: '2026.12.1', status: 'candidate', default: false },
+      { id: '2026.12.2', status: 'live', default: true },
     ]);
-    // Each version publishes its measured band rates; the default meets the caps.
+    // Each version publishes its measured band rates; the default uses every band and meets the caps.
     const rates = body.score_versions.find((v) => v.default)!.band_rates;
+    for (const band of BANDS) expect(rates[band], band).toBeGreaterThan(0);
     expect(rates.critical!).toBeLessThanOrEqual(0.01);
     expect(rates.critical! + rates.high!).toBeLessThanOrEqual(0.05);
     expect(rates.critical! + rates.high! + rates.medium!).toBeLessThanOrEqual(0.15);

@@ -57,7 +57,7 @@ describe('calibration from the scored population', () => {
   it('counts each subject once per day, across organisations, only under the same points', async () => {
     const candidate = VERSION_DEFINITIONS.find((v) => v.id === '2026.12.1')!;
     const h = await historyRaws(candidate, 30, ch, DB);
-    expect(h.versions).toEqual(['2026.12.0', '2026.12.1']);
+    expect(h.versions).toEqual(['2026.12.0', '2026.12.1', '2026.12.2']);
     expect(h.skipped).toBe(1);
     expect(h.rows.map((r) => r.raw).sort((a, b) => a - b)).toEqual([0, 0, 45, 45]);
     expect(h.rows.filter((r) => r.raw === 45).every((r) => r.fired[0] === 'CLI_IMPOSSIBLE')).toBe(true);

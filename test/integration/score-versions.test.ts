@@ -8,7 +8,7 @@ import { AuditRecord } from '../../shared/audit/record.ts';
 import { ExplainResponse, HealthResponse, ScoreResponse } from '../../shared/contract/response.ts';
 import { bandFor, gateBand } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
-import { findVersion } from '../../shared/scoring/versions.ts';
+import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
 import { clickhouse, explainRedis, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
 import { serviceEnv, startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 
@@ -17,6 +17,8 @@ const run = promisify(execFile);
 const KEY = `frs:versions:test:${process.pid}:${Date.now()}`;
 const DB = 'frs_versions_test';
 const SUBJECT = { phone_number: '+449012345678', ip_address: '146.70.1.1' };
+/** The as-released default, which the challenger replaces and which is then retired. */
+const RELEASED = DEFAULT_VERSION.id;
 
 async function adminVersion(...args: string[]): Promise<{ code: number; out: string }> {
   try {
@@ -72,7 +74,7 @@ describe('score versions at run time: silent challenger, promotion and retiremen
   it('scores the challenger silently, promotes it on both nodes, and old scores still reproduce', async () => {
     // 1. The as-released default, no challenger.
     const before = await scoreOn(nodes[0]!);
-    expect(before.body.score_version).toBe('2026.12.0');
+    expect(before.body.score_version).toBe(RELEASED);
     const beforeRecord = await record(before.body.score_id);
     expect(beforeRecord.challenger).toBeUndefined();
     expect(beforeRecord.raw_risk).toBe(30 + 15);
@@ -85,7 +87,7 @@ describe('score versions at run time: silent challenger, promotion and retiremen
     );
     for (const node of nodes) {
       const s = await scoreOn(node);
-      expect(s.body.score_version).toBe('2026.12.0');
+      expect(s.body.score_version).toBe(RELEASED);
       expect(s.text).not.toContain('2026.12.1');
       const rec = await record(s.body.score_id);
       const v = findVersion('2026.12.1')!;
@@ -133,8 +135,8 @@ describe('score versions at run time: silent challenger, promotion and retiremen
     });
     expect(explained.status).toBe(200);
     const e = ExplainResponse.parse(await explained.json());
-    expect(e.score_version).toBe('2026.12.0');
-    const old = findVersion('2026.12.0')!;
+    expect(e.score_version).toBe(RELEASED);
+    const old = findVersion(RELEASED)!;
     const raw = e.evidence.components.reduce((sum, c) => sum + c.contribution, 0);
     expect(percentileRank(raw, old.calibration)).toBe(before.body.score);
     expect(gateBand(bandFor(before.body.score, old), e.evidence.components, old.gates)).toBe(
@@ -143,15 +145,15 @@ describe('score versions at run time: silent challenger, promotion and retiremen
 
     // 5. Retirement: refused for the default; the old default retired is a 409 as shadow_version.
     expect((await adminVersion('retire', '--id', '2026.12.1')).code).toBe(2);
-    expect((await adminVersion('retire', '--id', '2026.12.0')).code).toBe(0);
+    expect((await adminVersion('retire', '--id', RELEASED)).code).toBe(0);
     await onEveryNode('the retirement on both nodes', (vs) =>
-      vs.some((v) => v.id === '2026.12.0' && v.status === 'retired'),
+      vs.some((v) => v.id === RELEASED && v.status === 'retired'),
     );
     const shadow = await scoreCall(nodes[0]!.url, org.apiKey, {
       subject: SUBJECT,
-      options: { shadow_version: '2026.12.0' },
+      options: { shadow_version: RELEASED },
     });
     expect(shadow.status).toBe(409);
-    expect((await adminVersion('challenger', '--id', '2026.12.0')).code).toBe(2);
+    expect((await adminVersion('challenger', '--id', RELEASED)).code).toBe(2);
   }, 180_000);
 });

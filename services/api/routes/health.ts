@@ -124,6 +124,7 @@ function scoreVersions(state: VersionState): HealthResponse['score_versions'] {
     challenger: v === state.challenger,
     hash: v.hash,
     band_floors: v.bandFloors,
+    posture_shift: v.postureShift,
     band_rates: BAND_RATES[v.id] ?? {},
   }));
 }

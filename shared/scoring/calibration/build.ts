@@ -9,9 +9,10 @@
  * A table is the raw-risk distribution of the version's reference population (see
  * docs/scoring.md "Calibration"). For versions with rate caps it also derives the band floors:
  * each band's floor is the lowest score at which the share of the population that would get the
- * band or above, evidence gates applied, is within the cap. Writes calibration/<id>.json, the
- * version's hash into versions.lock.json and every version's measured band rates into
- * calibration/band-rates.json. Released versions are never rebuilt.
+ * band or above, evidence gates applied, is within the cap (and, for versions with a least share
+ * per band, the band below keeps that share). Writes calibration/<id>.json, the version's hash
+ * into versions.lock.json and every version's measured band rates into calibration/band-rates.json.
+ * Released versions are never rebuilt.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -71,24 +72,37 @@ export function calibrationSources(): EvidenceSources {
   };
 }
 
-/** Floors meeting the caps with gates applied: the lowest score per band whose gated share fits. */
+/**
+ * Floors meeting the caps with gates applied: the lowest score per band whose gated share fits.
+ * With `bandMinShare`, also high enough that the band below keeps that share of the population
+ * (counting only the members its own gate admits, so the share is never overstated).
+ */
 export function deriveFloors(
   members: readonly Member[],
   def: VersionDefinition,
   cal: Parameters<typeof percentileRank>[1],
 ): BandFloors {
   const caps = def.bandRateCaps!;
+  const minShare = def.bandMinShare ?? 0;
   const scores = members.map((m) => percentileRank(m.raw, cal));
+  const admits = (band: Band) => {
+    const needs = def.gates?.[band];
+    return members.map((m) => !needs || needs.some((v) => m.verdicts.has(v)));
+  };
+  const shareIn = (eligible: boolean[], from: number, below: number) =>
+    scores.filter((s, i) => s >= from && s < below && eligible[i]).length / members.length;
   const floors = { low: 0, medium: 0, high: 0, critical: 0 };
-  let from = 1;
+  let under: Band = 'minimal';
+  let from = 0;
   for (const band of BANDS_UP) {
-    const needs = def.gates?.[band as Band];
-    const eligible = members.map((m) => !needs || needs.some((v) => m.verdicts.has(v)));
-    let f = from;
-    const share = (floor: number) =>
-      scores.filter((s, i) => s >= floor && eligible[i]).length / members.length;
-    while (f < 100 && share(f) > caps[band]) f++;
+    const eligible = admits(band);
+    const eligibleUnder = admits(under);
+    let f = Math.max(from, 1);
+    const fits = (floor: number) =>
+      shareIn(eligible, floor, Infinity) <= caps[band] && shareIn(eligibleUnder, from, floor) >= minShare;
+    while (f < 100 && !fits(f)) f++;
     floors[band] = f;
+    under = band;
     from = f;
   }
   return floors;
