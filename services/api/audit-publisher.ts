@@ -4,6 +4,12 @@ import type { Logger } from '../../shared/logger.ts';
 import type { AuditJournal, JournalEntry } from './audit-journal.ts';
 import { StickyPartitioner } from './sticky-partitioner.ts';
 import { errorMessage } from '../../shared/error-message.ts';
+import {
+  PublisherMachine,
+  type PublisherAction,
+  type PublisherEvent,
+  type PublisherState,
+} from './audit-publisher-state.ts';
 
 export interface AuditPublisherOptions {
   /** Topic of records published without one (`scores.v1`). */
@@ -48,27 +54,6 @@ const DEFAULTS: AuditPublisherOptions = {
   probeMs: 1_000,
 };
 
-/**
- * The publisher's modes.
- * - `spilling`: Kafka unreachable (also at start). Records go only to the journal; a probe
- *   reconnects in the background.
- * - `replaying`: connected. New records go to Kafka (raced by the journal); the segments spilled
- *   before are sent in the gaps between live batches, oldest first, and deleted once acknowledged.
- * - `direct`: journal empty. New records go to Kafka, raced by the journal.
- * - `closing`: SIGTERM. Live sends finish within the deadline; whatever is left goes to the journal.
- */
-export type PublisherState = 'spilling' | 'replaying' | 'direct' | 'closing';
-
-/** What moves the publisher between states; `transition` is the only place the state changes. */
-type PublisherEvent = 'connected' | 'drained' | 'kafka-failed' | 'close';
-
-const TRANSITIONS: Record<PublisherState, Partial<Record<PublisherEvent, PublisherState>>> = {
-  spilling: { connected: 'replaying', close: 'closing' },
-  replaying: { drained: 'direct', 'kafka-failed': 'spilling', close: 'closing' },
-  direct: { 'kafka-failed': 'spilling', close: 'closing' },
-  closing: {},
-};
-
 /** One published record until it is durable: acknowledged by Kafka or fsynced to the journal. */
 interface Pending {
   entry: JournalEntry;
@@ -101,13 +86,11 @@ export class AuditPublisher {
   private readonly log: Logger;
   private readonly partitioner = new StickyPartitioner();
 
-  private state: PublisherState = 'spilling';
-  /**
-   * Bumped whenever Kafka is given up on: work started in an older epoch (a send still hanging,
-   * a journal append queued before) must not change the accounting of the current one.
-   */
-  private epoch = 0;
+  /** Every decision: the state, the epoch, when Kafka counts as gone, which lane works next. */
+  private readonly machine: PublisherMachine;
   private producer: Producer | undefined;
+  /** A producer a probe just connected, until the machine says to adopt or discard it. */
+  private connecting: Producer | undefined;
   /** Records for the Kafka lane, oldest first. */
   private toSend: Pending[] = [];
   /** Records not yet durable that the journal lane has not taken, oldest first. */
@@ -118,7 +101,7 @@ export class AuditPublisher {
   /** Segments spilled while Kafka was away, still to replay; undefined until the journal is sealed. */
   private replayQueue: number[] | undefined;
   /** The two lanes: at most one Kafka job and one journal job at a time. */
-  private sending: { since: number; done: Promise<void> } | undefined;
+  private sending: Promise<void> | undefined;
   private journalling: Promise<void> | undefined;
   private kick: NodeJS.Immediate | undefined;
   private dueTimer: NodeJS.Timeout | undefined;
@@ -132,6 +115,7 @@ export class AuditPublisher {
     this.journal = journal;
     this.log = log;
     this.opts = { ...DEFAULTS, ...opts };
+    this.machine = new PublisherMachine(this.opts, () => performance.now());
   }
 
   /** Opens the journal and starts connecting in the background; never waits for Kafka. */
@@ -141,11 +125,12 @@ export class AuditPublisher {
     this.watchdog.unref();
     // Starts in `spilling`: the probe connects, replays what a previous run journalled, then
     // switches to direct sends.
-    this.probe(0);
+    this.dispatch({ type: 'start' });
   }
 
-  get mode(): PublisherState {
-    return this.state;
+  /** The current state, for metrics and tests. */
+  get state(): PublisherState {
+    return this.machine.state;
   }
 
   /** Delivery counters since start and the journal's size on disk, for metrics. */
@@ -178,10 +163,9 @@ export class AuditPublisher {
       const p: Pending = { entry, at: performance.now(), durable: false, resolve, reject };
       this.unsettled++;
       this.toJournal.push(p);
-      if (this.live()) {
+      if (this.machine.live) {
         this.toSend.push(p);
-        if (this.toSend.length > this.opts.maxQueued)
-          this.transition('kafka-failed', 'too many records waiting');
+        this.dispatch({ type: 'queued', waiting: this.toSend.length });
       }
       // Once per event-loop turn: records published in one turn share a send and an fsync.
       this.kick ??= setImmediate(() => {
@@ -191,60 +175,60 @@ export class AuditPublisher {
     });
   }
 
-  /** Kafka is connected and takes new records (a closing publisher still finishes its sends). */
-  private live(): boolean {
-    return (
-      this.state === 'direct' ||
-      this.state === 'replaying' ||
-      (this.state === 'closing' && this.producer !== undefined)
-    );
+  /** Feeds one event to the machine and performs what it decides; the one place the state changes. */
+  private dispatch(event: PublisherEvent): void {
+    const step = this.machine.handle(event);
+    if (step.transition) {
+      const { from, why } = step.transition;
+      if (step.state === 'spilling')
+        this.log.warn({ from, why }, 'kafka unreachable; audit records go to the journal');
+      else this.log.info({ from, to: step.state, why }, `audit publisher ${step.state}`);
+    }
+    for (const action of step.actions) this.perform(action);
+    if (step.transition) this.pump();
   }
 
-  /** The one place the state changes, with the entry action of each state. */
-  private transition(event: PublisherEvent, why: string): void {
-    const from = this.state;
-    const to = TRANSITIONS[from][event];
-    if (to === undefined) return;
-    this.state = to;
-    if (to === 'spilling') this.log.warn({ from, why }, 'kafka unreachable; audit records go to the journal');
-    else this.log.info({ from, to, why }, `audit publisher ${to}`);
-    switch (to) {
-      case 'spilling':
+  private perform(action: PublisherAction): void {
+    switch (action.type) {
+      case 'give-up-kafka': {
         // Everything not acknowledged is the journal's now; segments written live are replayed
         // whole when Kafka returns (records it already had become duplicates, collapsed downstream).
-        this.giveUpKafka();
-        this.probe(this.opts.probeMs);
+        this.toSend = [];
+        this.replayQueue = undefined;
+        this.liveSegments.clear();
+        this.sending = undefined;
+        const old = this.producer;
+        this.producer = undefined;
+        void old?.disconnect().catch(() => undefined);
         break;
-      case 'replaying': {
+      }
+      case 'probe':
+        this.probe(action.afterMs);
+        break;
+      case 'adopt-producer':
+        this.producer = this.connecting;
+        this.connecting = undefined;
+        break;
+      case 'discard-producer':
+        void this.connecting?.disconnect().catch(() => undefined);
+        this.connecting = undefined;
+        break;
+      case 'seal-journal': {
         // Sealed in the journal lane: segments up to here are replayed, later ones are live.
         this.toSend = this.toJournal.filter((p) => !p.durable);
         this.replayQueue = undefined;
-        const epoch = this.epoch;
+        const epoch = this.machine.epoch;
         this.journalJob(async () => {
           const seqs = await this.journal.seal();
-          if (this.epoch === epoch && this.state === 'replaying') this.replayQueue = seqs;
+          if (this.machine.epoch === epoch && this.machine.state === 'replaying') this.replayQueue = seqs;
         });
         break;
       }
-      case 'direct':
-        break;
-      case 'closing':
+      case 'stop-background':
         this.replayQueue = [];
         clearTimeout(this.probeTimer);
         break;
     }
-    this.pump();
-  }
-
-  private giveUpKafka(): void {
-    this.epoch++;
-    this.toSend = [];
-    this.replayQueue = undefined;
-    this.liveSegments.clear();
-    this.sending = undefined;
-    const old = this.producer;
-    this.producer = undefined;
-    void old?.disconnect().catch(() => undefined);
   }
 
   /** Starts whatever work the lanes can take now. */
@@ -254,33 +238,30 @@ export class AuditPublisher {
   }
 
   private pumpKafka(): void {
-    if (this.sending) {
-      if (this.state !== 'closing' && performance.now() - this.sending.since > this.opts.stallMs)
-        this.transition('kafka-failed', 'send unanswered');
-      return;
-    }
-    if (!this.live()) return;
-    if (this.toSend.length > 0) {
-      this.runSend(() => this.sendLive());
-    } else if (this.state === 'replaying' && this.replayQueue !== undefined) {
-      const seq = this.replayQueue[0];
-      if (seq === undefined) this.transition('drained', 'journal replayed');
-      else this.runSend(() => this.replaySegment(seq));
+    if (this.machine.sending) this.dispatch({ type: 'tick' });
+    const job = this.machine.kafkaJob(this.toSend.length, this.replayQueue);
+    switch (job.type) {
+      case 'none':
+        return;
+      case 'send-live':
+        return this.runSend(() => this.sendLive());
+      case 'replay':
+        return this.runSend(() => this.replaySegment(job.segment));
+      case 'drained':
+        return this.dispatch({ type: 'replay-done' });
     }
   }
 
-  /** Runs one job in the Kafka lane; a failure in the current epoch sends the publisher to `spilling`. */
+  /** Runs one job in the Kafka lane and tells the machine how it ended. */
   private runSend(job: () => Promise<void>): void {
-    const epoch = this.epoch;
-    const sending = {
-      since: performance.now(),
-      done: job().catch((err: unknown) => {
-        if (this.epoch === epoch && this.state !== 'closing')
-          this.transition('kafka-failed', errorMessage(err));
-      }),
-    };
+    const epoch = this.machine.epoch;
+    this.dispatch({ type: 'send-started' });
+    const sending = job().then(
+      () => this.dispatch({ type: 'send-ok', epoch }),
+      (err: unknown) => this.dispatch({ type: 'send-failed', epoch, why: errorMessage(err) }),
+    );
     this.sending = sending;
-    void sending.done.finally(() => {
+    void sending.finally(() => {
       if (this.sending === sending) this.sending = undefined;
       this.pump();
     });
@@ -298,13 +279,13 @@ export class AuditPublisher {
   private async replaySegment(seq: number): Promise<void> {
     const entries = await this.journal.read(seq);
     for (let i = 0; i < entries.length; i += this.opts.batchSize) {
-      if (this.state !== 'replaying') return;
+      if (this.machine.state !== 'replaying') return;
       const chunk = entries.slice(i, i + this.opts.batchSize);
       await this.send(chunk);
       this.stats.replayed += chunk.length;
       if (this.toSend.length > 0) await this.sendLive();
     }
-    if (this.state !== 'replaying') return;
+    if (this.machine.state !== 'replaying') return;
     await this.journal.remove(seq);
     if (this.replayQueue?.[0] === seq) this.replayQueue.shift();
     this.log.info({ segment: seq, records: entries.length }, 'audit journal segment replayed to kafka');
@@ -346,9 +327,9 @@ export class AuditPublisher {
 
   /** Deletes a live segment once Kafka has all of it; checked in the journal lane, so no append races it. */
   private retire(seq: number): void {
-    const epoch = this.epoch;
+    const epoch = this.machine.epoch;
     this.journalJob(async () => {
-      if (this.epoch === epoch && !this.liveSegments.has(seq)) await this.journal.remove(seq);
+      if (this.machine.epoch === epoch && !this.liveSegments.has(seq)) await this.journal.remove(seq);
     });
   }
 
@@ -369,8 +350,8 @@ export class AuditPublisher {
     const q = this.toJournal;
     while (q.length > 0 && q[0]!.durable) q.shift();
     if (q.length === 0) return;
-    const live = this.live();
-    const dueBefore = live ? performance.now() - this.opts.journalAfterMs : Number.POSITIVE_INFINITY;
+    const live = this.machine.live;
+    const dueBefore = this.machine.journalDueBefore();
     if (q[0]!.at > dueBefore) {
       this.dueTimer ??= setTimeout(
         () => {
@@ -384,7 +365,7 @@ export class AuditPublisher {
     let n = 0;
     while (n < q.length && q[n]!.at <= dueBefore) n++;
     const group = q.splice(0, n).filter((p) => !p.durable);
-    const tracked = live ? this.epoch : undefined;
+    const tracked = live ? this.machine.epoch : undefined;
     this.journalJob(() => this.write(group, tracked));
   }
 
@@ -401,7 +382,7 @@ export class AuditPublisher {
     }
     const kept = todo.length - written.refused;
     this.stats.journalled += kept;
-    const tracked = trackedEpoch === this.epoch;
+    const tracked = trackedEpoch === this.machine.epoch;
     // Written while Kafka was away: these wait in the journal for replay.
     if (!tracked) this.stats.spilled += kept;
     for (let i = 0; i < todo.length; i++) {
@@ -423,7 +404,7 @@ export class AuditPublisher {
   private refused(p: Pending): void {
     if (p.durable) return;
     this.stats.refused++;
-    if (this.live()) {
+    if (this.machine.live) {
       this.toJournal.push(p); // tried again; meanwhile Kafka may acknowledge it
       return;
     }
@@ -448,19 +429,15 @@ export class AuditPublisher {
   private probe(afterMs: number): void {
     clearTimeout(this.probeTimer);
     this.probeTimer = setTimeout(async () => {
-      if (this.state !== 'spilling') return;
+      if (this.machine.state !== 'spilling') return;
       try {
-        const producer = await this.connect();
-        if (this.state !== 'spilling') {
-          await producer.disconnect().catch(() => undefined);
-          return;
-        }
-        this.producer = producer;
-        this.transition('connected', 'kafka reachable');
+        this.connecting = await this.connect();
       } catch (err) {
         this.log.warn({ err }, 'kafka still unreachable');
-        if (this.state === 'spilling') this.probe(this.opts.probeMs);
+        this.dispatch({ type: 'connect-failed' });
+        return;
       }
+      this.dispatch({ type: 'connected' });
     }, afterMs);
     this.probeTimer.unref();
   }
@@ -489,16 +466,16 @@ export class AuditPublisher {
   async close(deadlineMs = 5_000): Promise<void> {
     const until = Date.now() + deadlineMs;
     const remaining = () => new Promise((r) => setTimeout(r, Math.max(0, until - Date.now())));
-    this.transition('close', 'shutdown');
+    this.dispatch({ type: 'close' });
     clearInterval(this.watchdog);
     clearTimeout(this.dueTimer);
-    while (Date.now() < until && this.producer && (this.sending || this.toSend.length > 0)) {
+    while (Date.now() < until && this.machine.live && (this.sending || this.toSend.length > 0)) {
       this.pumpKafka();
       if (!this.sending) break;
-      await Promise.race([this.sending.done, remaining()]);
+      await Promise.race([this.sending, remaining()]);
     }
     // What Kafka has not acknowledged by now goes to the journal at once.
-    this.giveUpKafka();
+    this.dispatch({ type: 'deadline' });
     this.pumpJournal();
     while (this.journalling && Date.now() < until) await Promise.race([this.journalling, remaining()]);
     await this.journal.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditCounters } from './audit-publisher.ts';
+import type { PublisherState } from './audit-publisher-state.ts';
 import { ApiMetrics } from './metrics.ts';
 
 describe('API metrics of the audit publisher', () => {
@@ -16,6 +17,7 @@ describe('API metrics of the audit publisher', () => {
       capabilities: () => ({}),
       auditDepth: () => 0,
       audit: () => counters,
+      publisherStates: () => ({}),
       explainCopiesSkipped: () => 0,
       recentScoresSkipped: () => 0,
     });
@@ -33,5 +35,25 @@ describe('API metrics of the audit publisher', () => {
     expect(second).toMatch(/^frs_audit_records_sent_total 9$/m);
     expect(second).toMatch(/^frs_audit_records_dropped_total 1$/m);
     expect(second).toMatch(/^frs_audit_journal_bytes 0$/m);
+  });
+
+  it('exports each publisher state as a 1 beside 0 for the states it is not in', async () => {
+    const states: Record<string, PublisherState> = { scores: 'spilling', outcomes: 'direct' };
+    const metrics = new ApiMetrics({
+      capabilities: () => ({}),
+      auditDepth: () => 0,
+      audit: () => ({ sent: 0, raced: 0, spilled: 0, replayed: 0, dropped: 0, journalBytes: 0 }),
+      publisherStates: () => states,
+      explainCopiesSkipped: () => 0,
+      recentScoresSkipped: () => 0,
+    });
+    const first = await metrics.registry.metrics();
+    expect(first).toMatch(/^frs_audit_publisher_state\{publisher="scores",state="spilling"\} 1$/m);
+    expect(first).toMatch(/^frs_audit_publisher_state\{publisher="scores",state="direct"\} 0$/m);
+    expect(first).toMatch(/^frs_audit_publisher_state\{publisher="outcomes",state="direct"\} 1$/m);
+    states.scores = 'replaying';
+    const second = await metrics.registry.metrics();
+    expect(second).toMatch(/^frs_audit_publisher_state\{publisher="scores",state="spilling"\} 0$/m);
+    expect(second).toMatch(/^frs_audit_publisher_state\{publisher="scores",state="replaying"\} 1$/m);
   });
 });

@@ -6,6 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AuditCounters, DurableLane } from './audit-publisher.ts';
+import { PUBLISHER_STATES, type PublisherState } from './audit-publisher-state.ts';
 import type { CapabilityHealth } from './capabilities/health.ts';
 
 export interface MetricsSources {
@@ -13,6 +14,8 @@ export interface MetricsSources {
   auditDepth: () => number;
   /** The audit publisher's delivery counters and journal size. */
   audit: () => AuditCounters;
+  /** The state of each audit publisher, by what it publishes (`scores`, `outcomes`). */
+  publisherStates: () => Record<string, PublisherState>;
   /** Explain copies not written since start (cache server down, stalled, or erroring). */
   explainCopiesSkipped: () => number;
   /** Recent-score index entries not written since start (cache server down, stalled, or erroring). */
@@ -144,6 +147,17 @@ export class ApiMetrics {
       },
     });
     auditMetrics(sources.audit, registers);
+    new Gauge({
+      name: 'frs_audit_publisher_state',
+      help: 'State of each audit publisher: 1 for the one it is in (spilling, replaying, direct, closing), 0 for the others',
+      labelNames: ['publisher', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [publisher, current] of Object.entries(sources.publisherStates()))
+          for (const state of PUBLISHER_STATES) this.set({ publisher, state }, Number(state === current));
+      },
+    });
     new Gauge({
       name: 'frs_explain_copies_skipped',
       help: 'Explain copies not written to the cache server since start; those scores are explained from ClickHouse once delivered',

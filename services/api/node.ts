@@ -190,6 +190,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       capabilities: health,
       auditDepth: () => audit.depth,
       audit: () => audit.counters(),
+      publisherStates: () => ({ scores: audit.state, outcomes: outcomesAudit.state }),
       // Skipped copies: the cache server down or stalled, or the organisation over its share.
       explainCopiesSkipped: () => explainCache.failed + explainCache.overShare,
       recentScoresSkipped: () => recentScores.skipped,

@@ -13,7 +13,6 @@ import type { ScoreVersion } from './engine.ts';
 import { DEFAULT_VERSION, findVersion, SCORE_VERSIONS } from './versions.ts';
 
 export const VERSION_STATE_KEY = 'frs:versions';
-export const VERSION_STATE_CHANNEL = `${VERSION_STATE_KEY}:changed`;
 
 export interface StoredVersionState {
   default?: string;

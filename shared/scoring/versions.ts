@@ -3,11 +3,13 @@ import { readCalibrationFile, readLock, resolveVersion } from './version-files.t
 import { VERSION_DEFINITIONS } from './weights.ts';
 
 /**
- * Score versions: each freezes its points, band floors, evidence gates (weights.ts) and the
- * calibration table built by `npm run calibrate` (calibration/<id>.json). Each is content-hashed;
- * versions.lock.json records the hash of every version and a process refuses to start when one
- * no longer matches, so a released version cannot change by accident. The default and the
- * challenger at run time are admin state (services/api/version-state.ts) over this as-released view.
+ * Score versions: each freezes its points, evidence gates and posture shift (weights.ts), its
+ * band floors (weights.ts, or, for versions that name none, the ones `npm run calibrate` derived
+ * into calibration/<id>.json) and its calibration table (calibration/<id>.json). Each is
+ * content-hashed (version-files.ts `versionHash`); versions.lock.json records the hash of every
+ * version and a process refuses to start when one no longer matches, so a released version cannot
+ * change by accident. Each is live, candidate or retired as released; the default and the
+ * challenger at run time are admin state (version-state.ts) over this as-released view.
  */
 function loadVersions(): ScoreVersion[] {
   const lock = readLock();

@@ -6,7 +6,7 @@ import { launchChromium } from '../helpers/browser.ts';
 import { admin, scoreCall } from '../helpers/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
 import { startApi, type ApiNode } from '../helpers/processes.ts';
-import { sleep, waitFor } from '../helpers/wait.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** Written by every run, git-ignored; the note says where. */
 const SHOTS = 'test-results/portal';
@@ -209,12 +209,19 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.click('#confirm-revoke');
     await page.waitForURL('**/keys?revoked=*');
     expect(await page.locator(`tr[data-key-id="${keyId}"] td.status`).textContent()).toBe('revoked');
-    // The bound the portal promises, not a condition to poll for: after it, every node refuses.
-    await sleep(1_000);
-    for (const api of apis) {
-      const refused = await scoreCall(api.url, apiKey, { subject: { ip_address: '81.2.69.142' } });
-      expect(refused.status).toBe(401);
-    }
+    // The bound the portal promises: within a second every node refuses (waitFor fails past it).
+    await waitFor(
+      'every API node to refuse the revoked key',
+      async () => {
+        for (const api of apis) {
+          const refused = await scoreCall(api.url, apiKey, { subject: { ip_address: '81.2.69.142' } });
+          if (refused.status !== 401) return false;
+        }
+        return true;
+      },
+      1_000,
+      50,
+    );
 
     // Sign-out ends the session in Redis, not only in the browser.
     await page.click('header button[type=submit]');

@@ -5,7 +5,7 @@ import { OrgStore } from '../../shared/orgs/store.ts';
 import { explainKey } from '../../services/api/explain-cache.ts';
 import { RECENT_BUCKET_MS, recentScoresKey } from '../../services/api/recent-scores.ts';
 import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { sleep, waitFor } from '../helpers/wait.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { startNode, TestClock } from '../helpers/in-process.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
 
@@ -173,8 +173,18 @@ describe('POST /v1/outcomes', () => {
       const entry = await waitFor('the index entry', () => cache.hget(key, id));
       await cache.del(explainKey(h.callers.assess.orgId, id));
       await cache.hdel(key, id);
+      // The entry lands late: once the node looked for it, missed, and waits for it.
+      const monitor = await cache.monitor();
+      let missed = false;
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args[0]?.toLowerCase() === 'hget' && args[1] === key && args[2] === id) missed = true;
+      });
       const reported = report(h.callers.assess.apiKey, { score_id: id, outcome: 'chargeback' });
-      await sleep(300); // the entry lands late, while the outcome is being recorded
+      try {
+        await waitFor('the node to look for the index entry', async () => missed, 5_000, 10);
+      } finally {
+        monitor.disconnect();
+      }
       // The bucket may have been emptied (and removed) by the HDEL: put its expiry back too.
       await cache.multi().hset(key, id, entry).expire(key, 60).exec();
       expect((await reported).status).toBe(202);

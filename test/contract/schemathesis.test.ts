@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, type ApiNode } from '../helpers/processes.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 
 const run = promisify(execFile);
 const HOOKS = fileURLToPath(new URL('./schemathesis_hooks.py', import.meta.url));
@@ -20,13 +20,14 @@ const MAX_EXAMPLES = Number(process.env.FRS_SCHEMATHESIS_EXAMPLES ?? 25);
 
 /**
  * Schemathesis, the third-party OpenAPI fuzzer, with every check it has, over every operation of
- * the served document, against a real API node and a bureau key (the tier that may use every
- * option). It must report no failure: a response the document does not describe, a
- * document-valid request refused, a document-invalid one accepted, an undocumented header or
- * status, a method answered other than 405. infra/local/schemathesis.sh installs it from PyPI.
+ * the served document, against a real API node built in the test process (as every contract test
+ * builds its node) and a bureau key (the tier that may use every option). It must report no
+ * failure: a response the document does not describe, a document-valid request refused, a
+ * document-invalid one accepted, an undocumented header or status, a method answered other than
+ * 405. infra/local/schemathesis.sh installs it from PyPI.
  */
 describe('Schemathesis --checks all over the served document', () => {
-  let api: ApiNode;
+  let api: InProcessNode;
   let apiKey: string;
   let bin: string;
   /** A score of the run's organisation that generated outcome reports are pointed at. */
@@ -35,7 +36,7 @@ describe('Schemathesis --checks all over the served document', () => {
     bin = (await run('bash', ['infra/local/schemathesis.sh', 'path'])).stdout.trim();
     // Most generated cases are refused on purpose: the per-address budget of refused requests
     // would soon answer everything with 429 (documented, and tested by the hostile-input tests).
-    api = await startApi({ LEDGER_TIMEOUT_MS: '1000', ADDRESS_ERRORS_PER_S: '100000' });
+    api = await startNode({ LEDGER_TIMEOUT_MS: '1000', ADDRESS_ERRORS_PER_S: '100000' });
     // Rate and credits far above what the run sends: this checks the contract, not the limiter.
     const org = await orgWithKey('bureau', { rateRps: 100_000, credits: 10_000_000 });
     apiKey = org.apiKey;

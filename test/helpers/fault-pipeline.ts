@@ -1,13 +1,13 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PublisherState } from '../../services/api/audit-publisher-state.ts';
+import { scrape } from './metrics.ts';
 import { startPrivateStack, type PrivateStack } from './private-stack.ts';
 import { startApi, startSink, type ApiNode, type Service } from './processes.ts';
 import { holdLoadUntilAnswered, type Stream } from './stream.ts';
 import { waitFor } from './wait.ts';
 
-/** What the API node logs when Kafka is unreachable and its records go to the journal. */
-const SPILLING = 'kafka unreachable; audit records go to the journal';
 /** What the sink logs when an insert into ClickHouse failed and will be retried. */
 const INSERT_RETRY = 'clickhouse insert failed; retrying';
 
@@ -25,20 +25,32 @@ export interface FaultPipeline {
   journalRoot: () => string;
   /** The journal segments under `journalRoot` (`sub`: the outcome journal's folder). */
   segments: (journalRoot: string, sub?: string) => string[];
-  /** Until `api` says Kafka is unreachable and its records go to the journal. */
-  untilSpilling: (api: ApiNode) => Promise<void>;
+  /** Until `api`'s `publisher` is in `state`, as its /metrics says (frs_audit_publisher_state). */
+  untilPublisher: (api: ApiNode, publisher: Publisher, state: PublisherState) => Promise<void>;
   /**
    * Under `stream`'s load (`rps`): 1.5 s' worth of answers with Kafka up; Kafka stopped until the
-   * node turns to its journal and for 1.5 s' worth of answers more; started again, and 2 s' worth of
-   * answers after. Whether every answer then lands is the test's to wait for and check.
+   * node's `publisher` turns to its journal (`spilling`) and for 1.5 s' worth of answers more;
+   * started again, 2 s' worth of answers after, and until the publisher replayed its journal and
+   * sends directly again. Whether every answer then lands is the test's to wait for and check.
    */
-  kafkaOutage: (api: ApiNode, stream: Stream, rps: number) => Promise<void>;
+  kafkaOutage: (api: ApiNode, stream: Stream, rps: number, publisher: Publisher) => Promise<void>;
   /**
    * The same with ClickHouse crashed (SIGKILL) until the sink retried an insert and for 2 s' worth
    * of answers more, then started, and 1.5 s' worth of answers after.
    */
   clickhouseOutage: (stream: Stream, rps: number) => Promise<void>;
   down: () => Promise<void>;
+}
+
+/** The API node's audit publishers, as /metrics labels them. */
+export type Publisher = 'scores' | 'outcomes';
+
+/** The state `api`'s `publisher` reports on /metrics. */
+async function publisherState(api: ApiNode, publisher: Publisher): Promise<string | undefined> {
+  const s = await scrape(api.url);
+  return s.samples.find(
+    (x) => x.name === 'frs_audit_publisher_state' && x.labels.publisher === publisher && x.value === 1,
+  )?.labels.state;
 }
 
 export async function startFaultPipeline(
@@ -50,8 +62,12 @@ export async function startFaultPipeline(
   const sink = startSink({ ...stack.env, AUDIT_SINK_GROUP: sinkGroup });
   const journals: string[] = [];
   const insertRetries = () => sink.output().split(INSERT_RETRY).length - 1;
-  const untilSpilling = async (api: ApiNode) => {
-    await waitFor('the node to turn to its journal', async () => api.output().includes(SPILLING), 60_000);
+  const untilPublisher = async (api: ApiNode, publisher: Publisher, state: PublisherState) => {
+    await waitFor(
+      `the ${publisher} publisher to be ${state}`,
+      async () => (await publisherState(api, publisher)) === state,
+      60_000,
+    );
   };
   return {
     stack,
@@ -64,15 +80,16 @@ export async function startFaultPipeline(
     },
     segments: (journalRoot, sub = '') =>
       readdirSync(join(journalRoot, sub, 'fault-node')).filter((f) => f.startsWith('seg-')),
-    untilSpilling,
-    kafkaOutage: async (api, stream, rps) => {
+    untilPublisher,
+    kafkaOutage: async (api, stream, rps, publisher) => {
       await holdLoadUntilAnswered(stream, rps * 1.5);
       await stack.kafka('stop');
-      await untilSpilling(api);
+      await untilPublisher(api, publisher, 'spilling');
       // Journalled answers; the old fixed 3 s of outage also had to cover noticing it.
       await holdLoadUntilAnswered(stream, rps * 1.5);
       await stack.kafka('start');
       await holdLoadUntilAnswered(stream, rps * 2);
+      await untilPublisher(api, publisher, 'direct');
     },
     clickhouseOutage: async (stream, rps) => {
       await holdLoadUntilAnswered(stream, rps * 1.5);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serviceRedisEnv } from '../../infra/local/redis-users.ts';
 import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { createApiNode, type ApiNodeOptions } from '../../services/api/node.ts';
@@ -17,13 +20,24 @@ export interface InProcessNode {
  * node reads, with `env` on top, logged in to Redis as the API's ACL user (as `startApi` does),
  * and waits until it is ready. Tests about processes (signals, SIGKILL, faults) spawn real ones
  * instead (`startApi`).
+ *
+ * Each gets a journal folder of its own, removed at stop: on PORT=0 every in-process node would
+ * otherwise journal in `<AUDIT_JOURNAL_DIR>/port-0`, whose lock allows one node at a time (two in
+ * one test, or two test runs at once). Durability through the journal is the spawned fault tests'.
  */
 export async function startNode(
   env: Record<string, string> = {},
   opts: ApiNodeOptions = {},
 ): Promise<InProcessNode> {
   // As serviceEnv: the seed samples' maximum data ages (infra/local/seed-data-age.ts).
-  const merged = { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S, ...process.env, PORT: '0', ...env };
+  const journal = mkdtempSync(join(tmpdir(), 'frs-in-process-journal-'));
+  const merged = {
+    CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S,
+    ...process.env,
+    PORT: '0',
+    AUDIT_JOURNAL_DIR: journal,
+    ...env,
+  };
   const cfg = loadConfig({ ...merged, ...serviceRedisEnv('api', merged) });
   const node = createApiNode(cfg, createLogger('api', process.env.TEST_LOG_LEVEL ?? 'warn'), opts);
   try {
@@ -31,9 +45,17 @@ export async function startNode(
     await waitFor('in-process api /readyz', async () => (await fetch(`${node.url}/readyz`)).ok, 90_000);
   } catch (err) {
     await node.stop();
+    rmSync(journal, { recursive: true, force: true });
     throw err;
   }
-  return { url: node.url, port: node.port, stop: async () => void (await node.stop()) };
+  return {
+    url: node.url,
+    port: node.port,
+    stop: async () => {
+      await node.stop();
+      rmSync(journal, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A clock the test moves by hand: every node given it sees the same instant. */

@@ -1,11 +1,16 @@
 /**
- * The one place tests wait. Prefer `waitFor` (a condition, polled until a deadline) over a fixed
- * pause: a loaded two-core machine stretches any fixed time. `sleep` is left for pacing a loop
- * (a client's interval, a retry's back-off); `holdLoadFor` for a phase that is deliberately
- * "keep the load running this long"; `nextWholeSecond` for a fresh one-second rate window.
+ * The one place tests wait, and always for something: `waitFor` for a condition, polled until a
+ * deadline (a loaded two-core machine stretches any fixed time, so no test pauses for a fixed one
+ * instead). Three helpers are time on purpose, each named for what it stands for: `pace` is the
+ * interval of a loop that plays a client or traffic (it waits for nothing), `holdLoadFor` a phase
+ * that is deliberately "keep the load running this long", and `nextWindow` the start of a fresh
+ * wall-clock window of a rate limit.
  */
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const elapse = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A bare pause, for the load benches (loadtest/), which run by the clock; tests use the helpers below. */
+export const sleep = elapse;
 
 /**
  * Polls `fn` every `intervalMs` until it returns a truthy value (returned) or `timeoutMs` passed
@@ -26,13 +31,23 @@ export async function waitFor<T>(
     } catch (err) {
       lastErr = err;
     }
-    await sleep(intervalMs);
+    await elapse(intervalMs);
   }
   throw new Error(`timed out waiting for ${what}${lastErr ? `: ${String(lastErr)}` : ''}`);
 }
 
+/** The interval between two steps of a loop that plays a client or traffic: its rhythm, not a wait. */
+export const pace = (ms: number): Promise<void> => elapse(ms);
+
 /** Keeps whatever load the test runs going for `ms`: a phase of the scenario, not a wait for a condition. */
-export const holdLoadFor = (ms: number): Promise<void> => sleep(ms);
+export const holdLoadFor = (ms: number): Promise<void> => elapse(ms);
+
+/**
+ * Until `afterMs` past the start of the next wall-clock window of `windowMs` (rate limits count in
+ * windows aligned on the clock): a burst sent then is counted in one window.
+ */
+export const nextWindow = (windowMs: number, afterMs: number): Promise<void> =>
+  elapse(windowMs - (Date.now() % windowMs) + afterMs);
 
 /** Until just after the next whole wall-clock second: where a fresh one-second rate window starts. */
-export const nextWholeSecond = (): Promise<void> => sleep(1000 - (Date.now() % 1000) + 5);
+export const nextWholeSecond = (): Promise<void> => nextWindow(1000, 5);

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
 import { startApi } from '../helpers/processes.ts';
-import { sleep, waitFor } from '../helpers/wait.ts';
+import { pace, waitFor } from '../helpers/wait.ts';
 
 /** Clients that keep sending, one request after another, each on its own keep-alive connection. */
 const CLIENTS = 4;
@@ -29,7 +29,7 @@ describe('API node shutdown', () => {
           answered.push(res.status);
         } catch {
           // Once the listener is closed new connections are refused: the client keeps trying.
-          await sleep(20); // the client's pace between refused connections
+          await pace(20); // the client's pace between refused connections
         }
       }
     };

@@ -7,7 +7,8 @@ import { newScoreId } from '../../shared/ids.ts';
 import type { ScoreRequest, ScoringClient } from '../../client/index.ts';
 import { contractClients } from '../helpers/contract-client.ts';
 import { clickhouse, explainRedis, orgWithKey, redis } from '../helpers/fixtures.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** No sink runs here: ClickHouse gets a row only when the test writes it. */
 const DB = 'frs_explain_test';
@@ -20,13 +21,13 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
   const ch = clickhouse();
   const r = explainRedis();
   const durable = redis();
-  let api: ApiNode;
+  let api: InProcessNode;
   let client: (apiKey: string) => ScoringClient;
 
   beforeAll(async () => {
     await ch.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await migrate(ch, DB, () => undefined);
-    api = await startApi({ CLICKHOUSE_DATABASE: DB });
+    api = await startNode({ CLICKHOUSE_DATABASE: DB });
     client = await contractClients(api.url);
   });
 
@@ -96,7 +97,7 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
 
   it('scores with the explain cache server down, and explains from ClickHouse once delivered', async () => {
     // Nothing listens on this port: the node can keep no explain copy at all.
-    const noCache = await startApi({ CLICKHOUSE_DATABASE: DB, EXPLAIN_REDIS_URL: 'redis://127.0.0.1:6391' });
+    const noCache = await startNode({ CLICKHOUSE_DATABASE: DB, EXPLAIN_REDIS_URL: 'redis://127.0.0.1:6391' });
     try {
       const org = await orgWithKey('bureau');
       const c = (await contractClients(noCache.url))(org.apiKey);
@@ -139,7 +140,7 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
 
   it('answers 503 E_HISTORY_UNAVAILABLE, as documented, when ClickHouse cannot be read', async () => {
     // Nothing listens on this port: a score past the fresh-score cache cannot be looked up.
-    const noHistory = await startApi({ CLICKHOUSE_URL: 'http://127.0.0.1:6392' });
+    const noHistory = await startNode({ CLICKHOUSE_URL: 'http://127.0.0.1:6392' });
     try {
       const org = await orgWithKey('assess');
       const c = (await contractClients(noHistory.url))(org.apiKey);

@@ -3,14 +3,15 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newScoreId } from '../../shared/ids.ts';
 import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** What one caller can consume: explain and refused requests are budgeted, slow or huge bodies cut. */
 describe('bounded consumption per caller', () => {
-  let api: ApiNode;
+  let api: InProcessNode;
 
   beforeAll(async () => {
-    api = await startApi({
+    api = await startNode({
       HTTP_REQUEST_TIMEOUT_MS: '2000',
       HTTP_HEADERS_TIMEOUT_MS: '2000',
       EXPLAIN_LOOKUPS_MAX: '1',

@@ -4,7 +4,7 @@ import { ErrorBody } from '../../shared/contract/errors.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { scoreCall } from '../helpers/fixtures.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { holdLoadFor, nextWholeSecond, sleep } from '../helpers/wait.ts';
+import { holdLoadFor, nextWholeSecond, pace } from '../helpers/wait.ts';
 import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
 import { publishSnapshots } from '../helpers/snapshots.ts';
 
@@ -33,7 +33,7 @@ function steadyTraffic(nodes: ApiNode[], apiKey: string, everyMs: number) {
   const loops = nodes.map(async (node) => {
     while (running) {
       replies.push(await call(node, apiKey));
-      await sleep(everyMs); // the pace of the traffic
+      await pace(everyMs); // the pace of the traffic
     }
   });
   return {

@@ -6,7 +6,7 @@ import { createRedis, type Redis } from '../../shared/clients/redis.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { sleep, waitFor } from '../helpers/wait.ts';
+import { pace, waitFor } from '../helpers/wait.ts';
 
 describe('explain copies and recent-score entries while the cache server is frozen', () => {
   let server: PrivateRedis;
@@ -34,7 +34,7 @@ describe('explain copies and recent-score entries while the cache server is froz
       // Copies arrive over time, as scores do.
       for (let i = 0; i < 300; i++) {
         cache.put('org_frozen', `sc_frozen_${i}`, record);
-        await sleep(1);
+        await pace(1);
       }
       expect(waiting()).toBe(50);
       // The skipped 250, and any sent copy whose command timed out.
@@ -58,7 +58,7 @@ describe('explain copies and recent-score entries while the cache server is froz
     try {
       for (let i = 0; i < 300; i++) {
         index.put('org_frozen', newScoreId(), entry());
-        await sleep(1);
+        await pace(1);
       }
       // Two commands an entry (the field and its key's expiry), checked before each entry.
       expect(waiting()).toBeLessThanOrEqual(51);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quote } from '../../shared/clients/sql.ts';
 import { cfg, clickhouse, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
+import { startSink, type Service } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * What a hostile caller can put in a string, end to end: every free-text field of every endpoint
@@ -112,13 +114,13 @@ interface Stored {
 }
 
 describe('hostile strings in every free-text field, end to end', () => {
-  let api: ApiNode;
+  let api: InProcessNode;
   let sink: Service;
   const ch = clickhouse();
 
   beforeAll(async () => {
     sink = startSink();
-    api = await startApi();
+    api = await startNode();
   });
 
   afterAll(async () => {

@@ -70,10 +70,9 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
     const api = await pipeline.node(pipeline.journalRoot());
     try {
       const stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
-      await pipeline.kafkaOutage(api, stream, RPS);
+      // Waits for the outcome publisher to spill, then to replay and send directly again (its /metrics).
+      await pipeline.kafkaOutage(api, stream, RPS, 'outcomes');
       await expectExactlyOnce(org.orgId, await stream.stop());
-      // The publisher said it turned to the journal (the records' fate is checked above).
-      expect(api.output()).toContain('audit records go to the journal');
     } finally {
       await api.stop();
     }
@@ -105,7 +104,7 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
     stream = steadyOutcomeStream(() => api.url, org.apiKey, RPS);
     await holdLoadUntilAnswered(stream, RPS);
     await pipeline.stack.kafka('stop');
-    await pipeline.untilSpilling(api);
+    await pipeline.untilPublisher(api, 'outcomes', 'spilling');
     await holdLoadUntilAnswered(stream, RPS);
     expect(await api.stop('SIGTERM')).toBe(0);
     const down = await stream.stop();

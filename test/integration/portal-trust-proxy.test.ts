@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redis } from '../helpers/fixtures.ts';
-import { sleep } from '../helpers/wait.ts';
+import { nextWindow } from '../helpers/wait.ts';
 import {
   completeSetup,
   newPortalUser,
@@ -62,7 +62,7 @@ describe('PORTAL_TRUST_PROXY: Secure cookies behind a TLS-terminating proxy', ()
     // whatever address the header claims: failures "from" fresh addresses reach this one
     // address's budget of 3 within 3 attempts. Were the header believed, none would be limited.
     const window = 60_000;
-    if (window - (Date.now() % window) < 5_000) await sleep(window - (Date.now() % window));
+    if (window - (Date.now() % window) < 5_000) await nextWindow(window, 0);
     const form = await signinForm(direct.url);
     const statuses: number[] = [];
     for (let i = 0; i < 4 && !statuses.includes(429); i++) {

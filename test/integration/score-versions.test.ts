@@ -10,7 +10,9 @@ import { bandFor, gateBand } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
 import { clickhouse, explainRedis, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { serviceEnv, startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { startNode, type InProcessNode } from '../helpers/in-process.ts';
+import { serviceEnv } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 /** A version state of this test's own, so nothing else's default changes. */
@@ -35,7 +37,7 @@ async function adminVersion(...args: string[]): Promise<{ code: number; out: str
 describe('score versions at run time: silent challenger, promotion and retirement on every node', () => {
   const ch = clickhouse();
   const cache = explainRedis();
-  let nodes: ApiNode[] = [];
+  let nodes: InProcessNode[] = [];
   let org: Awaited<ReturnType<typeof orgWithKey>>;
 
   beforeAll(async () => {
@@ -43,7 +45,7 @@ describe('score versions at run time: silent challenger, promotion and retiremen
     await migrate(ch, DB, () => undefined);
     // A long poll: within the test's waits only the announcement can carry a change.
     const env = { SCORE_VERSION_KEY: KEY, CAPABILITY_POLL_S: '120', CLICKHOUSE_DATABASE: DB };
-    nodes = await Promise.all([startApi(env), startApi(env)]);
+    nodes = await Promise.all([startNode(env), startNode(env)]);
     org = await orgWithKey('bureau');
   }, 240_000);
 
@@ -54,7 +56,7 @@ describe('score versions at run time: silent challenger, promotion and retiremen
     cache.disconnect();
   });
 
-  const scoreOn = async (node: ApiNode, body: unknown = { subject: SUBJECT }) => {
+  const scoreOn = async (node: InProcessNode, body: unknown = { subject: SUBJECT }) => {
     const res = await scoreCall(node.url, org.apiKey, body);
     const text = await res.text();
     expect(res.status, text).toBe(200);
@@ -66,7 +68,7 @@ describe('score versions at run time: silent challenger, promotion and retiremen
         await waitFor('the audit record copy', () => cache.get(explainKey(org.orgId, scoreId)), 30_000),
       ),
     );
-  const health = async (node: ApiNode) =>
+  const health = async (node: InProcessNode) =>
     HealthResponse.parse(await (await fetch(`${node.url}/v1/health`)).json()).score_versions;
   const onEveryNode = (what: string, check: (v: Awaited<ReturnType<typeof health>>) => boolean) =>
     waitFor(what, async () => (await Promise.all(nodes.map(health))).every(check), 15_000);
