@@ -447,7 +447,7 @@ export class AuditPublisher {
   /** Reconnects in the background until Kafka answers; requests never wait on it. */
   private probe(afterMs: number): void {
     clearTimeout(this.probeTimer);
-    this.probeTimer = setTimeout(async () => {
+    const attempt = async (): Promise<void> => {
       if (this.state !== 'spilling') return;
       try {
         const producer = await this.connect();
@@ -461,7 +461,9 @@ export class AuditPublisher {
         this.log.warn({ err }, 'kafka still unreachable');
         if (this.state === 'spilling') this.probe(this.opts.probeMs);
       }
-    }, afterMs);
+    };
+    // The attempt catches and logs its own failure: nothing is left for the timer to await.
+    this.probeTimer = setTimeout(() => void attempt(), afterMs);
     this.probeTimer.unref();
   }
 
