@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, type ApiNode } from '../helpers/processes.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startApi, type ApiNode } from '../../infra/harness/processes.ts';
 
 const run = promisify(execFile);
 const HOOKS = fileURLToPath(new URL('./schemathesis_hooks.py', import.meta.url));

@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPrivateStack, type PrivateStack } from './private-stack.ts';
-import { startApi, startSink, type ApiNode, type Service } from './processes.ts';
-import { holdLoadUntilAnswered, type Stream } from './stream.ts';
-import { waitFor } from './wait.ts';
+import { startPrivateStack, type PrivateStack } from '../../infra/harness/private-stack.ts';
+import { startApi, startSink, type ApiNode, type Service } from '../../infra/harness/processes.ts';
+import { holdLoadUntilAnswered, type Stream } from '../../infra/harness/stream.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /** What the API node logs when Kafka is unreachable and its records go to the journal. */
 const SPILLING = 'kafka unreachable; audit records go to the journal';

@@ -2,8 +2,8 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newScoreId } from '../../shared/ids.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startApi, waitFor, type ApiNode } from '../../infra/harness/processes.ts';
 
 /** What one caller can consume: explain and refused requests are budgeted, slow or huge bodies cut. */
 describe('bounded consumption per caller', () => {

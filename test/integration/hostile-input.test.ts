@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quote } from '../../shared/clients/sql.ts';
-import { cfg, clickhouse, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { cfg, clickhouse, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startApi, startSink, waitFor, type ApiNode, type Service } from '../../infra/harness/processes.ts';
 
 /**
  * What a hostile caller can put in a string, end to end: every free-text field of every endpoint
