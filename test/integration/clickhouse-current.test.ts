@@ -16,6 +16,7 @@ import { serverVersion, type ClickHouseClient } from '../../shared/clients/click
 import { historyRaws } from '../../shared/scoring/calibration/history.ts';
 import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
 import { Chdb } from '../helpers/chdb.ts';
+import { rowSchemaColumns } from '../helpers/row-columns.ts';
 import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
 
 /**
@@ -128,6 +129,12 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       .query({ query: `SHOW CREATE TABLE ${DB}.scores`, format: 'JSONEachRow' })
       .then((r) => r.json<{ statement: string }>());
     expect(create!.statement).toMatch(/TTL scored_at \+ toIntervalMonth\(13\)/);
+  });
+
+  it('has every column the row schemas of shared/clickhouse/rows.ts read', async () => {
+    const columns = await rowSchemaColumns(ch, DB);
+    expect(Object.keys(columns).length).toBeGreaterThanOrEqual(10);
+    expect(Object.keys(columns).filter((c) => !columns[c])).toEqual([]);
   });
 
   it('finishes the setup a failed 002 left behind on a current server', async () => {
