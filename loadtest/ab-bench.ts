@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
-import { freePort } from '../test/helpers/processes.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
+import { freePort } from '../infra/harness/processes.ts';
 import { cpuMicros } from './proc-cpu.ts';
 
 const ROOT = join(import.meta.dirname, '..');

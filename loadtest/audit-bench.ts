@@ -12,16 +12,16 @@
  */
 import { parseArgs } from 'node:util';
 import { CompressionTypes } from 'kafkajs';
-import { explainKey } from '../services/api/explain-cache.ts';
+import { explainKey } from '../shared/audit/explain-cache.ts';
 import { AuditRecord } from '../shared/audit/record.ts';
 import { createKafka, SCORES_TOPIC } from '../shared/clients/kafka.ts';
 import { newScoreId, scoreIdTime } from '../shared/ids.ts';
-import { orgWithKey, redis } from '../test/helpers/fixtures.ts';
-import { sleep } from '../test/helpers/wait.ts';
-import { startPrivateStack } from '../test/helpers/private-stack.ts';
-import { startApi, startSink, waitFor } from '../test/helpers/processes.ts';
-import { steadyStream } from '../test/helpers/stream.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { orgWithKey, redis } from '../infra/harness/fixtures.ts';
+import { sleep } from '../infra/harness/wait.ts';
+import { startPrivateStack } from '../infra/harness/private-stack.ts';
+import { startApi, startSink, waitFor } from '../infra/harness/processes.ts';
+import { steadyStream } from '../infra/harness/stream.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
 
 const { values: args } = parseArgs({
   options: {

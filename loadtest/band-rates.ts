@@ -20,7 +20,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { drawBootstrap } from '../shared/scoring/calibration/bootstrap.ts';
 import { drawLegacyPopulation } from '../shared/scoring/calibration/population.ts';
 import { SUBJECTS_SEED } from './subjects.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);

@@ -19,8 +19,8 @@ import { parseArgs } from 'node:util';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
-import { startApi, type ApiNode } from '../test/helpers/processes.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { startApi, type ApiNode } from '../infra/harness/processes.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
 
 const { values } = parseArgs({
   options: {

@@ -36,10 +36,10 @@ import { createClickHouse } from '../shared/clients/clickhouse.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
-import { sleep } from '../test/helpers/wait.ts';
-import { scoreTopicLag } from '../test/helpers/kafka-records.ts';
-import { freePort } from '../test/helpers/processes.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { sleep } from '../infra/harness/wait.ts';
+import { scoreTopicLag } from '../infra/harness/kafka-records.ts';
+import { freePort } from '../infra/harness/processes.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { PhaseCpu } from './phase-cpu.ts';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -15,8 +15,8 @@ import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { TIERS, type Tier } from '../shared/contract/response.ts';
 import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
-import { freePort } from '../test/helpers/processes.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { freePort } from '../infra/harness/processes.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const [scenario, ...k6Args] = process.argv.slice(2);

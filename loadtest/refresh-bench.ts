@@ -30,9 +30,9 @@ import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { capabilityJobName } from '../services/refresher/jobs/capability.ts';
 import { REFRESHER_QUEUE } from '../services/refresher/schedule.ts';
-import { unlinkPrefix } from '../test/helpers/feed-server.ts';
-import { spawnService, startApi } from '../test/helpers/processes.ts';
-import { publishSnapshots } from '../test/helpers/snapshots.ts';
+import { unlinkPrefix } from '../infra/harness/feed-server.ts';
+import { spawnService, startApi } from '../infra/harness/processes.ts';
+import { publishSnapshots } from '../infra/harness/snapshots.ts';
 
 const { values } = parseArgs({
   options: {

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { loadMigrations, migrate } from '../infra/clickhouse/migrate.ts';
 import { createClickHouse } from '../shared/clients/clickhouse.ts';
 import { loadConfig } from '../shared/config.ts';
-import { docsQueries, docsQueryTitles } from '../test/helpers/docs-seed.ts';
+import { docsQueries, docsQueryTitles } from '../infra/harness/docs-seed.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { serviceEnv } from './helpers/processes.ts';
+import { serviceEnv } from '../infra/harness/processes.ts';
 
 /**
  * Integration tests run against the real local stack: start it if it is not running (idempotent,

@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.ts';
 import { createClickHouse, serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import { AppliedMigrationRow, readRows } from '../../shared/clickhouse/rows.ts';
 
 const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations');
 
@@ -44,7 +45,7 @@ export async function migrate(ch: ClickHouseClient, db: string, log = (m: string
     ) ENGINE = MergeTree ORDER BY version`,
   });
   const rs = await ch.query({ query: `SELECT version FROM ${db}.schema_migrations`, format: 'JSONEachRow' });
-  const applied = new Set((await rs.json<{ version: number }>()).map((r) => Number(r.version)));
+  const applied = new Set((await readRows(rs, AppliedMigrationRow)).map((r) => r.version));
   let count = 0;
   for (const m of await loadMigrations(db)) {
     if (applied.has(m.version)) continue;

@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { Email, SETUP_TTL_S, UserStore } from '../../shared/portal/users.ts';
-import { loadPortalConfig } from '../portal/config.ts';
+import { loadPortalConfig } from '../../shared/portal/config.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';

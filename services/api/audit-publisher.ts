@@ -428,7 +428,7 @@ export class AuditPublisher {
   /** Reconnects in the background until Kafka answers; requests never wait on it. */
   private probe(afterMs: number): void {
     clearTimeout(this.probeTimer);
-    this.probeTimer = setTimeout(async () => {
+    const attempt = async (): Promise<void> => {
       if (this.machine.state !== 'spilling') return;
       try {
         this.connecting = await this.connect();
@@ -438,7 +438,9 @@ export class AuditPublisher {
         return;
       }
       this.dispatch({ type: 'connected' });
-    }, afterMs);
+    };
+    // The attempt catches and logs its own failure: nothing is left for the timer to await.
+    this.probeTimer = setTimeout(() => void attempt(), afterMs);
     this.probeTimer.unref();
   }
 

@@ -1,7 +1,7 @@
 import type { Redis } from '../../shared/clients/redis.ts';
 import { scoreIdTime } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { MAX_PENDING_COPIES } from './explain-cache.ts';
+import { MAX_PENDING_COPIES } from '../../shared/audit/explain-cache.ts';
 
 /**
  * How long an entry is kept, at least: the audit pipeline's normal lag is about a second (p99

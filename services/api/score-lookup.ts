@@ -1,8 +1,8 @@
 import { retainedUntil, type ScoreHistory, type StoredScore } from '../../shared/audit/history.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import { SCORE_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
-import type { ExplainCache } from './explain-cache.ts';
-import type { HistoryLookups } from './history-lookups.ts';
+import type { ExplainCache } from '../../shared/audit/explain-cache.ts';
+import type { HistoryLookups } from '../../shared/audit/history-lookups.ts';
 import type { RecentScores, ScoredSubject } from './recent-scores.ts';
 
 export interface ScoreLookupDeps {

@@ -18,6 +18,7 @@ import { canonicalSubjects } from '../../shared/capabilities/subject-key.ts';
 import { scoreIdTime } from '../../shared/ids.ts';
 import type { OutcomeRecord } from '../../shared/outcomes/record.ts';
 import type { ScoresProgress } from './scores-progress.ts';
+import { readRows, ScoredDayRow } from '../../shared/clickhouse/rows.ts';
 
 /**
  * Longest a report waits, after it was received, for the scores made before it to reach ClickHouse:
@@ -109,14 +110,9 @@ export class LedgerTrust {
       format: 'JSONEachRow',
     });
     const days = new Map<string, { day: string; firstMs: number }[]>();
-    for (const row of await rs.json<{
-      org_id: string;
-      subject: string;
-      day: string;
-      first: number | string;
-    }>()) {
+    for (const row of await readRows(rs, ScoredDayRow)) {
       const k = `${row.org_id}\n${row.subject}`;
-      days.set(k, [...(days.get(k) ?? []), { day: row.day, firstMs: Number(row.first) }]);
+      days.set(k, [...(days.get(k) ?? []), { day: row.day, firstMs: row.first }]);
     }
     const rest: Pending[] = [];
     for (const p of pending) {

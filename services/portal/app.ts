@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { OrgStore } from '../../shared/orgs/store.ts';
 import type { UserStore } from '../../shared/portal/users.ts';
 import type { ActivityStore } from './activity.ts';
-import type { TrustProxy } from './config.ts';
+import type { TrustProxy } from '../../shared/portal/config.ts';
 import { authRoutes, signoutRoute } from './routes/auth.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';

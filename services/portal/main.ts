@@ -1,6 +1,6 @@
 /** Entry point of the portal: its own settings checked first, then `createPortal` does the rest. */
 import { runService } from '../../shared/run-service.ts';
-import { loadPortalConfig, type PortalConfig } from './config.ts';
+import { loadPortalConfig, type PortalConfig } from '../../shared/portal/config.ts';
 import { createPortal, PORTAL_STOP_DEADLINE_MS } from './portal.ts';
 
 let cfg: PortalConfig;

@@ -13,12 +13,12 @@ import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
-import { ExplainCache } from '../api/explain-cache.ts';
-import { HistoryLookups } from '../api/history-lookups.ts';
-import { logClientErrors } from '../api/http/client-errors.ts';
+import { ExplainCache } from '../../shared/audit/explain-cache.ts';
+import { HistoryLookups } from '../../shared/audit/history-lookups.ts';
+import { logClientErrors } from '../../shared/http-client-errors.ts';
 import { ActivityFeed, ActivityStore } from './activity.ts';
 import { buildPortalApp } from './app.ts';
-import type { PortalConfig } from './config.ts';
+import type { PortalConfig } from '../../shared/portal/config.ts';
 import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
 

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../clients/sql.ts';
 import { scoreIdTime } from '../ids.ts';
+import { readRows, StoredScoreRow } from '../clickhouse/rows.ts';
 
 /** Explain serves a score for 13 months after it was made; storage drops whole months later. */
 export const RETENTION_MONTHS = 13;
@@ -45,19 +46,12 @@ export class ScoreHistory {
               LIMIT 1`,
       format: 'JSONEachRow',
     });
-    const [row] = await rs.json<{
-      score_id: string;
-      org_id: string;
-      scored_at_ms: string | number;
-      request_json: string;
-      response_json: string;
-      evidence_json: string;
-    }>();
+    const [row] = await readRows(rs, StoredScoreRow);
     if (!row) return null;
     return {
       score_id: row.score_id,
       org_id: row.org_id,
-      scored_at_ms: Number(row.scored_at_ms),
+      scored_at_ms: row.scored_at_ms,
       request: JSON.parse(row.request_json),
       response: JSON.parse(row.response_json),
       evidence: JSON.parse(row.evidence_json),

@@ -9,6 +9,7 @@ import { quote, quoteIdent } from '../clients/sql.ts';
 import { OUTCOME_ID_PATTERN } from '../ids.ts';
 import { outcomeIdTime, type LedgerVotes } from './ledger-votes.ts';
 import { canonicalSubjects, type SubjectKeys } from './subject-key.ts';
+import { OutcomeSubjectsRow, readRows } from '../clickhouse/rows.ts';
 
 export interface WithdrawalDeps {
   ch: ClickHouseClient;
@@ -35,7 +36,7 @@ export async function withdrawOutcome(
             WHERE received_at = toDateTime(${second}) AND outcome_id = ${quote(outcomeId)} LIMIT 1`,
     format: 'JSONEachRow',
   });
-  const [row] = await rs.json<{ org_id: string; phone_number: string; ip_address: string }>();
+  const [row] = await readRows(rs, OutcomeSubjectsRow);
   if (!row)
     throw new WithdrawalError(`no stored outcome ${outcomeId} (not yet in ClickHouse, or past retention)`);
   const withdrawnAt = new Date();

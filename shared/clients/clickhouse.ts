@@ -1,4 +1,5 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { readRows, ServerVersionRow } from '../clickhouse/rows.ts';
 
 export type { ClickHouseClient };
 
@@ -15,7 +16,7 @@ export function createClickHouse(url: string, opts: { requestTimeoutMs?: number 
 /** `major.minor` of the server, read once so callers can use features newer servers have (TTL). */
 export async function serverVersion(ch: ClickHouseClient): Promise<[number, number]> {
   const rs = await ch.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' });
-  const [row] = await rs.json<{ v: string }>();
+  const [row] = await readRows(rs, ServerVersionRow);
   const [major, minor] = (row?.v ?? '0.0').split('.').map(Number);
   return [major ?? 0, minor ?? 0];
 }

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ScoreResponse } from '../../shared/contract/response.ts';
 import { launchChromium } from '../helpers/browser.ts';
-import { admin, scoreCall } from '../helpers/fixtures.ts';
+import { admin, scoreCall } from '../../infra/harness/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
-import { startApi, type ApiNode } from '../helpers/processes.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { startApi, type ApiNode } from '../../infra/harness/processes.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /** Written by every run, git-ignored; the note says where. */
 const SHOTS = 'test-results/portal';

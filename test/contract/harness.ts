@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
 import type { Tier } from '../../shared/contract/response.ts';
-import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
+import { orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 
 export interface Caller {

@@ -2,10 +2,10 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { explainKey } from '../../services/api/explain-cache.ts';
+import { explainKey } from '../../shared/audit/explain-cache.ts';
 import { RECENT_BUCKET_MS, recentScoresKey } from '../../services/api/recent-scores.ts';
-import { explainRedis, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { explainRedis, orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 import { startNode, TestClock } from '../helpers/in-process.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgWithKey } from '../helpers/fixtures.ts';
+import { orgWithKey } from '../../infra/harness/fixtures.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 const FILE = new URL('../../requests.http', import.meta.url);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 
 const run = promisify(execFile);

@@ -15,8 +15,8 @@ import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/sc
 import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
 import { pointsOf } from '../../shared/scoring/weights.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { freshAddress, freshMobile, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { freshAddress, freshMobile, orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 /** docs/contract.md "What a score is", "Tiers", "Scoring semantics" and "Versioning". */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody, type ErrorItem } from '../../shared/contract/errors.ts';
 import { ScoreResponse } from '../../shared/contract/response.ts';
-import { admin } from '../helpers/fixtures.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { admin } from '../../infra/harness/fixtures.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 /** docs/contract.md "Validation and errors" and the request limits of "Limits and billing". */

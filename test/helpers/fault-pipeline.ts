@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PublisherState } from '../../services/api/audit-publisher-state.ts';
 import { scrape } from './metrics.ts';
-import { startPrivateStack, type PrivateStack } from './private-stack.ts';
-import { startApi, startSink, type ApiNode, type Service } from './processes.ts';
-import { holdLoadUntilAnswered, type Stream } from './stream.ts';
-import { waitFor } from './wait.ts';
+import { startPrivateStack, type PrivateStack } from '../../infra/harness/private-stack.ts';
+import { startApi, startSink, type ApiNode, type Service } from '../../infra/harness/processes.ts';
+import { holdLoadUntilAnswered, type Stream } from '../../infra/harness/stream.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /** What the sink logs when an insert into ClickHouse failed and will be retried. */
 const INSERT_RETRY = 'clickhouse insert failed; retrying';

@@ -6,7 +6,7 @@ import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { createApiNode, type ApiNodeOptions } from '../../services/api/node.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { waitFor } from './processes.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
 
 /** An API node running inside the test process: what contract and controls tests talk to. */
 export interface InProcessNode {

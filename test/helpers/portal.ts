@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
-import { freePort, spawnService, waitFor, type Service } from './processes.ts';
+import { freePort, spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
 
 export interface PortalNode extends Service {
   url: string;

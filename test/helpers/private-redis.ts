@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { aclFile } from '../../infra/local/redis-users.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
-import { freePort, waitFor } from './processes.ts';
+import { freePort, waitFor } from '../../infra/harness/processes.ts';
 
 /**
  * A redis-server of the test's own, on a free port, that the test may stop and restart: the

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { admin, redis } from '../helpers/fixtures.ts';
-import { serviceEnv } from '../helpers/processes.ts';
+import { admin, redis } from '../../infra/harness/fixtures.ts';
+import { serviceEnv } from '../../infra/harness/processes.ts';
 
 const run = promisify(execFile);
 

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { startApi } from '../helpers/processes.ts';
-import { pace, waitFor } from '../helpers/wait.ts';
+import { orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startApi } from '../../infra/harness/processes.ts';
+import { pace, waitFor } from '../../infra/harness/wait.ts';
 
 /** Clients that keep sending, one request after another, each on its own keep-alive connection. */
 const CLIENTS = 4;

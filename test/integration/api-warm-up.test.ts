@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
+import { startApi, waitFor, type ApiNode } from '../../infra/harness/processes.ts';
 import { WARM_UP_CALLS } from '../../services/api/warm-up.ts';
 
 /** No cold node in rotation: /readyz turns 200 only after the score path ran warm-up calls. */

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quote } from '../../shared/clients/sql.ts';
 import { newScoreId } from '../../shared/ids.ts';
-import { cfg, clickhouse } from '../helpers/fixtures.ts';
-import { startSink, waitFor, type Service } from '../helpers/processes.ts';
+import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
+import { startSink, waitFor, type Service } from '../../infra/harness/processes.ts';
 
 /** A valid audit record of a fresh score; `clientReference` is spliced in as raw JSON text. */
 const run = promisify(execFile);

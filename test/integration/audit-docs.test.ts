@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
-import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../helpers/docs-seed.ts';
-import { cfg, clickhouse } from '../helpers/fixtures.ts';
+import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
+import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
 
 const run = promisify(execFile);
 const DB = 'frs_docs_test';

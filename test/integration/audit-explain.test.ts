@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
-import { explainKey } from '../../services/api/explain-cache.ts';
+import { explainKey } from '../../shared/audit/explain-cache.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
 import { AuditRecord } from '../../shared/audit/record.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import type { ScoreRequest, ScoringClient } from '../../client/index.ts';
 import { contractClients } from '../helpers/contract-client.ts';
-import { clickhouse, explainRedis, orgWithKey, redis } from '../helpers/fixtures.ts';
+import { clickhouse, explainRedis, orgWithKey, redis } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /** No sink runs here: ClickHouse gets a row only when the test writes it. */
 const DB = 'frs_explain_test';

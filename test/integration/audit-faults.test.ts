@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultPipeline, type FaultPipeline } from '../helpers/fault-pipeline.ts';
-import { orgWithKey } from '../helpers/fixtures.ts';
-import { scoreTopicLag } from '../helpers/kafka-records.ts';
-import { holdLoadUntilAnswered, steadyStream, type StreamResult } from '../helpers/stream.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { orgWithKey } from '../../infra/harness/fixtures.ts';
+import { scoreTopicLag } from '../../infra/harness/kafka-records.ts';
+import { holdLoadUntilAnswered, steadyStream, type StreamResult } from '../../infra/harness/stream.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /**
  * Fault tests of the audit pipeline on a private Kafka and ClickHouse (never the shared ones):

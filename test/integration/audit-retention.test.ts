@@ -6,9 +6,9 @@ import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { oldestKeptPartition } from '../../services/refresher/jobs/retention.ts';
 import { REFRESHER_QUEUE } from '../../services/refresher/schedule.ts';
 import { CAPABILITIES } from '../../shared/capabilities/registry.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
-import { cfg, clickhouse } from '../helpers/fixtures.ts';
-import { spawnService, waitFor, type Service } from '../helpers/processes.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
+import { spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
 
 const DB = 'frs_retention_test';
 

@@ -7,9 +7,9 @@ import { AuditJournal } from '../../services/api/audit-journal.ts';
 import { AuditPublisher } from '../../services/api/audit-publisher.ts';
 import { createKafka } from '../../shared/clients/kafka.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { cfg } from '../helpers/fixtures.ts';
-import { placedScoreRecordsFor, scoreTopicEnd } from '../helpers/kafka-records.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { cfg } from '../../infra/harness/fixtures.ts';
+import { placedScoreRecordsFor, scoreTopicEnd } from '../../infra/harness/kafka-records.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
 
 /** The publisher's batches on the real broker: each whole on one partition, the next elsewhere. */
 describe('audit batches on scores.v1', () => {

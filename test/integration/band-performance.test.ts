@@ -9,7 +9,7 @@ import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { bindParams } from '../../shared/clients/sql.ts';
 import { OUTCOME_KINDS, type OutcomeKind } from '../../shared/contract/outcome.ts';
 import { Chdb } from '../helpers/chdb.ts';
-import { clickhouse } from '../helpers/fixtures.ts';
+import { clickhouse } from '../../infra/harness/fixtures.ts';
 
 const DB = 'frs_band_performance_test';
 const ORG = 'org_bandperf0000000a1';

@@ -2,9 +2,9 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newScoreId } from '../../shared/ids.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /** What one caller can consume: explain and refused requests are budgeted, slow or huge bodies cut. */
 describe('bounded consumption per caller', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { historyRaws } from '../../shared/scoring/calibration/history.ts';
 import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
-import { clickhouse } from '../helpers/fixtures.ts';
+import { clickhouse } from '../../infra/harness/fixtures.ts';
 
 const DB = 'frs_calibration_history_test';
 

@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../shared/capabilities/registry.ts';
 import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
-import { waitFor } from '../helpers/processes.ts';
-import { publishSnapshots } from '../helpers/snapshots.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
 // A number and an address no seed feed lists, so only the capabilities' presence changes scores.
 const SUBJECT = { phone_number: '+447911123456', ip_address: '81.2.69.142' };

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
-import { publishSnapshots } from '../helpers/snapshots.ts';
+import { startApi, waitFor, type ApiNode } from '../../infra/harness/processes.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
 // Four reports in infra/feeds/reputation.csv (an Ofcom drama number, never a subscriber).
 const REPORTED = { phone_number: '+447700900123' };

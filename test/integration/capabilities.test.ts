@@ -9,10 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
 import { capabilityJobName } from '../../services/refresher/jobs/capability.ts';
 import { REFRESHER_QUEUE } from '../../services/refresher/schedule.ts';
-import { startFeedServer, unlinkPrefix } from '../helpers/feed-server.ts';
-import { cfg, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { spawnService, startApi, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
-import { publishSnapshots } from '../helpers/snapshots.ts';
+import { startFeedServer, unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { cfg, orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
+import {
+  spawnService,
+  startApi,
+  waitFor,
+  type ApiNode,
+  type Service,
+} from '../../infra/harness/processes.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
 /** The feed's data-date header (docs/capabilities.md): a feed without one is refused. */
 const AS_OF = `# as-of: ${new Date().toISOString()}\n`;

@@ -8,7 +8,7 @@ import { decode, scoredSubjectRows, toRow } from '../../services/audit-sink/sink
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { withdrawOutcome } from '../../shared/capabilities/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
-import { redis } from '../helpers/fixtures.ts';
+import { redis } from '../../infra/harness/fixtures.ts';
 import { toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
@@ -16,7 +16,8 @@ import { serverVersion, type ClickHouseClient } from '../../shared/clients/click
 import { historyRaws } from '../../shared/scoring/calibration/history.ts';
 import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
 import { Chdb } from '../helpers/chdb.ts';
-import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../helpers/docs-seed.ts';
+import { rowSchemaColumns } from '../helpers/row-columns.ts';
+import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
 
 /**
  * Production runs a current ClickHouse; the dev machines' server is 18.16. This runs the schema
@@ -128,6 +129,12 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       .query({ query: `SHOW CREATE TABLE ${DB}.scores`, format: 'JSONEachRow' })
       .then((r) => r.json<{ statement: string }>());
     expect(create!.statement).toMatch(/TTL scored_at \+ toIntervalMonth\(13\)/);
+  });
+
+  it('has every column the row schemas of shared/clickhouse/rows.ts read', async () => {
+    const columns = await rowSchemaColumns(ch, DB);
+    expect(Object.keys(columns).length).toBeGreaterThanOrEqual(10);
+    expect(Object.keys(columns).filter((c) => !columns[c])).toEqual([]);
   });
 
   it('finishes the setup a failed 002 left behind on a current server', async () => {

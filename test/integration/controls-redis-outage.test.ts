@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { ErrorBody } from '../../shared/contract/errors.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { scoreCall } from '../helpers/fixtures.ts';
+import { scoreCall } from '../../infra/harness/fixtures.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { holdLoadFor, nextWholeSecond, pace } from '../helpers/wait.ts';
-import { startApi, waitFor, type ApiNode } from '../helpers/processes.ts';
-import { publishSnapshots } from '../helpers/snapshots.ts';
+import { holdLoadFor, nextWholeSecond, pace } from '../../infra/harness/wait.ts';
+import { startApi, waitFor, type ApiNode } from '../../infra/harness/processes.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
 const BODY = { subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' } };
 

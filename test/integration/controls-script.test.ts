@@ -7,7 +7,7 @@ import type { Principal } from '../../services/api/auth.ts';
 import { Controls } from '../../services/api/controls/controls.ts';
 import { sha256 } from '../../services/api/controls/fingerprint.ts';
 import { idempotencyKey } from '../../shared/orgs/keyspace.ts';
-import { cfg, orgWithKey } from '../helpers/fixtures.ts';
+import { cfg, orgWithKey } from '../../infra/harness/fixtures.ts';
 
 const BODY = { subject: { ip_address: '81.2.69.142' } };
 

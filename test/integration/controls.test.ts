@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../shared/contract/errors.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { admin, orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
-import { scoreTopicEnd, streamedScoreIds } from '../helpers/kafka-records.ts';
+import { admin, orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
+import { scoreTopicEnd, streamedScoreIds } from '../../infra/harness/kafka-records.ts';
 import { startNode, TestClock, type InProcessNode as ApiNode } from '../helpers/in-process.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
 
 const BODY = { subject: { phone_number: '+447911123456', ip_address: '81.2.69.142' } };
 

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode } from '../helpers/in-process.ts';
 import { sample, scrape } from '../helpers/metrics.ts';
-import { publishSnapshots } from '../helpers/snapshots.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 const OLD_AS_OF = '2026-01-01T00:00:00Z';
 const DAY_S = 86_400;

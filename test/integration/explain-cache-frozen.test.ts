@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExplainCache, explainKey } from '../../services/api/explain-cache.ts';
+import { ExplainCache, explainKey } from '../../shared/audit/explain-cache.ts';
 import { RecentScores } from '../../services/api/recent-scores.ts';
 import { createRedis, type Redis } from '../../shared/clients/redis.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { pace, waitFor } from '../helpers/wait.ts';
+import { pace, waitFor } from '../../infra/harness/wait.ts';
 
 describe('explain copies and recent-score entries while the cache server is frozen', () => {
   let server: PrivateRedis;

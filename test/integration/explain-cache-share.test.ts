@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExplainCache, explainKey } from '../../services/api/explain-cache.ts';
+import { ExplainCache, explainKey } from '../../shared/audit/explain-cache.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { explainRedis } from '../helpers/fixtures.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { explainRedis } from '../../infra/harness/fixtures.ts';
+import { waitFor } from '../../infra/harness/processes.ts';
 
 /** One busy organisation cannot take the whole explain cache: each gets a share per second. */
 describe('explain cache share per organisation, on the real cache server', () => {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { ExplainResponse, type ScoreResponse } from '../../shared/contract/response.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
-import { orgWithKey, redis, scoreCall } from '../helpers/fixtures.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode } from '../helpers/in-process.ts';
-import { publishSnapshots } from '../helpers/snapshots.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
 /** Which VPN provider or cloud a flag comes from: explain names the service the data name. */
 describe('explain names the service behind a VPN or hosting flag', () => {

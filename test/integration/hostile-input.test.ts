@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quote } from '../../shared/clients/sql.ts';
-import { cfg, clickhouse, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
+import { cfg, clickhouse, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
-import { startSink, type Service } from '../helpers/processes.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { startSink, type Service } from '../../infra/harness/processes.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /**
  * What a hostile caller can put in a string, end to end: every free-text field of every endpoint

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startApi, waitFor } from '../helpers/processes.ts';
+import { startApi, waitFor } from '../../infra/harness/processes.ts';
 
 /** Writes raw bytes on a fresh connection; resolves with what the node sent before closing it. */
 async function raw(port: number, bytes: string): Promise<string> {

@@ -18,8 +18,15 @@ import { createKafka, kafkaSecurity, SCORES_TOPIC } from '../../shared/clients/k
 import { loadConfig } from '../../shared/config.ts';
 import { quote, quoteIdent } from '../../shared/clients/sql.ts';
 import { ensureTopics } from '../../infra/kafka/topics.ts';
-import { cfg, clickhouse, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { freePort, startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { cfg, clickhouse, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
+import {
+  freePort,
+  startApi,
+  startSink,
+  waitFor,
+  type ApiNode,
+  type Service,
+} from '../../infra/harness/processes.ts';
 
 const LIBS = process.env.FRS_KAFKA_LIBS ?? '.stack/kafka/libs';
 const pw = { admin: hex(), 'frs-api': hex(), 'frs-sink': hex() };

@@ -4,7 +4,7 @@ import { KeyUsage } from '../../services/api/key-usage.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { redis, redisAs } from '../helpers/fixtures.ts';
+import { redis, redisAs } from '../../infra/harness/fixtures.ts';
 
 describe("API keys' last-used times", () => {
   const r = redis();

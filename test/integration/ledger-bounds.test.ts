@@ -14,7 +14,7 @@ import { ledgerVotesKey, LedgerVotes, REPORT_LIFETIME_MS } from '../../shared/ca
 import { canonicalSubject, SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
 import { OUTCOME_RECORD_VERSION, type OutcomeRecord } from '../../shared/outcomes/record.ts';
-import { cfg, redis } from '../helpers/fixtures.ts';
+import { cfg, redis } from '../../infra/harness/fixtures.ts';
 
 const prefix = `frs-test-ledger-${process.pid}-${randomInt(1e9)}`;
 const keys = new SubjectKeys('a test secret of at least thirty-two characters');

@@ -8,10 +8,10 @@ import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quote, quoteIdent } from '../../shared/clients/sql.ts';
 import { newScoreId } from '../../shared/ids.ts';
-import { clickhouse, cfg, redis } from '../helpers/fixtures.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
+import { clickhouse, cfg, redis } from '../../infra/harness/fixtures.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
 import { scrape, sample, total, type Scrape } from '../helpers/metrics.ts';
-import { freePort, spawnService, waitFor, type Service } from '../helpers/processes.ts';
+import { freePort, spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
 
 const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-test-ops-metrics');
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { startFaultPipeline, type FaultPipeline } from '../helpers/fault-pipeline.ts';
-import { orgWithKey } from '../helpers/fixtures.ts';
-import { scoreTopicLag } from '../helpers/kafka-records.ts';
-import { holdLoadUntilAnswered, steadyOutcomeStream, type StreamResult } from '../helpers/stream.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { orgWithKey } from '../../infra/harness/fixtures.ts';
+import { scoreTopicLag } from '../../infra/harness/kafka-records.ts';
+import { holdLoadUntilAnswered, steadyOutcomeStream, type StreamResult } from '../../infra/harness/stream.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /**
  * The outcome pipeline on a private Kafka and ClickHouse, under the faults the score pipeline is

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgWithKey, scoreCall } from '../helpers/fixtures.ts';
+import { orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 
 /** A number no other test uses (only non-counting outcomes are reported, but stay apart anyway). */

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { cfg, freshAddress, freshMobile, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
-import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { cfg, freshAddress, freshMobile, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startApi, startSink, waitFor, type ApiNode, type Service } from '../../infra/harness/processes.ts';
 
 /** Within this long of the 202, every node's score must show the report (the contract's 10 s). */
 const REACH_MS = 10_000;

@@ -5,7 +5,7 @@ import { KeyLimitError, MAX_ACTIVE_KEYS } from '../../shared/orgs/key-quota.ts';
 import { activeKeysKey, digestKey, keyIdKey, orgKey, orgKeysKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
-import { redis } from '../helpers/fixtures.ts';
+import { redis } from '../../infra/harness/fixtures.ts';
 import { completeSetup, cookiePair, startPortal, type PortalNode } from '../helpers/portal.ts';
 
 const run = promisify(execFile);

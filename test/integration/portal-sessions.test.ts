@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupTokenKey } from '../../shared/portal/keyspace.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { sha256Hex } from '../../shared/sha256.ts';
-import { admin, redis } from '../helpers/fixtures.ts';
+import { admin, redis } from '../../infra/harness/fixtures.ts';
 import {
   completeSetup,
   cookiePair,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redis } from '../helpers/fixtures.ts';
+import { redis } from '../../infra/harness/fixtures.ts';
 import {
   completeSetup,
   newPortalUser,
@@ -8,7 +8,7 @@ import {
   startPortal,
   type PortalNode,
 } from '../helpers/portal.ts';
-import { nextWindow as nextClockWindow, waitFor } from '../helpers/wait.ts';
+import { nextWindow as nextClockWindow, waitFor } from '../../infra/harness/wait.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const MAX_PER_EMAIL = 5;

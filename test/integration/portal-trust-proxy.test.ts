@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redis } from '../helpers/fixtures.ts';
-import { nextWindow } from '../helpers/wait.ts';
+import { redis } from '../../infra/harness/fixtures.ts';
+import { nextWindow } from '../../infra/harness/wait.ts';
 import {
   completeSetup,
   newPortalUser,

@@ -7,8 +7,8 @@ import {
 } from '../../services/api/recent-scores.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { explainRedis } from '../helpers/fixtures.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { explainRedis } from '../../infra/harness/fixtures.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 /** The recent-score index on the real cache server: what outcomes find fresh scores by. */
 describe('recent-score index', () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explainKey } from '../../services/api/explain-cache.ts';
+import { explainKey } from '../../shared/audit/explain-cache.ts';
 import { KeyUsage } from '../../services/api/key-usage.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
@@ -22,7 +22,7 @@ import { digestKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { sessionKey, userByEmailKey } from '../../shared/portal/keyspace.ts';
 import { UserStore } from '../../shared/portal/users.ts';
-import { scoreCall } from '../helpers/fixtures.ts';
+import { scoreCall } from '../../infra/harness/fixtures.ts';
 import { scrape, sample } from '../helpers/metrics.ts';
 import {
   freePort,
@@ -31,7 +31,7 @@ import {
   waitFor,
   type ApiNode,
   type Service,
-} from '../helpers/processes.ts';
+} from '../../infra/harness/processes.ts';
 
 const hex = () => randomBytes(16).toString('hex');
 const passwords = {

@@ -21,7 +21,7 @@ import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { OUTCOME_RECORD_VERSION } from '../../shared/outcomes/record.ts';
 import { permanentKey } from '../../shared/redis-keys.ts';
-import { cfg as testCfg, freshAddress, freshMobile, scoreCall } from '../helpers/fixtures.ts';
+import { cfg as testCfg, freshAddress, freshMobile, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 import {
   completeSetup,
@@ -32,7 +32,7 @@ import {
   type PortalNode,
 } from '../helpers/portal.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 async function allKeys(client: Redis): Promise<string[]> {
   const keys: string[] = [];

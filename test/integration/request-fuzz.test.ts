@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateScoreRequest } from '../../shared/contract/validation.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
-import { cfg, clickhouse } from '../helpers/fixtures.ts';
+import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
 
 /**
  * Property: whatever strings a request's free-text fields hold, validation either refuses it

@@ -2,17 +2,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
-import { explainKey } from '../../services/api/explain-cache.ts';
+import { explainKey } from '../../shared/audit/explain-cache.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
 import { AuditRecord } from '../../shared/audit/record.ts';
 import { ExplainResponse, HealthResponse, ScoreResponse } from '../../shared/contract/response.ts';
 import { bandFor, gateBand } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
 import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
-import { clickhouse, explainRedis, orgWithKey, scoreCall } from '../helpers/fixtures.ts';
+import { clickhouse, explainRedis, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
-import { serviceEnv } from '../helpers/processes.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { serviceEnv } from '../../infra/harness/processes.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 
 const run = promisify(execFile);
 /** A version state of this test's own, so nothing else's default changes. */

@@ -4,7 +4,7 @@ import { API_STOP_DEADLINE_MS } from '../../services/api/node.ts';
 import { SINK_STOP_DEADLINE_MS } from '../../services/audit-sink/service.ts';
 import { REFRESHER_STOP_DEADLINE_MS } from '../../services/refresher/service.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { freePort, spawnService, waitFor, type Service } from '../helpers/processes.ts';
+import { freePort, spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
 
 /** What a loaded two-core machine may add between the signal and the exit we observe. */
 const SLACK_MS = 5_000;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScoringClient } from '../../client/index.ts';
 import { contractClients } from '../helpers/contract-client.ts';
-import { admin, cfg, clickhouse } from '../helpers/fixtures.ts';
-import { startApi, startSink, waitFor, type ApiNode, type Service } from '../helpers/processes.ts';
+import { admin, cfg, clickhouse } from '../../infra/harness/fixtures.ts';
+import { startApi, startSink, waitFor, type ApiNode, type Service } from '../../infra/harness/processes.ts';
 
 /** One request along the whole path: HTTP -> Kafka -> audit sink -> ClickHouse -> explain. */
 describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { redis } from '../helpers/fixtures.ts';
-import { unlinkPrefix } from '../helpers/feed-server.ts';
+import { redis } from '../../infra/harness/fixtures.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
 import { parseExposition } from '../helpers/metrics.ts';
-import { freePort, spawnService, waitFor, type Service } from '../helpers/processes.ts';
+import { freePort, spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
 import { exportedSeries, parsePromQL } from './promql.ts';
 
 const PROMETHEUS = 'infra/ops/prometheus/prometheus.yml';

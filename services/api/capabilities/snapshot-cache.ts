@@ -74,7 +74,8 @@ export class SnapshotCache {
   async start(): Promise<void> {
     const { subscriber, store, log } = this.deps;
     subscriber.on('message', (channel: string) => {
-      if (channel === store.channel) this.sync();
+      // sync() logs its own failures and never rejects.
+      if (channel === store.channel) void this.sync();
     });
     await subscriber.subscribe(store.channel).catch((err) => log.warn({ err }, 'no snapshot announcements'));
     await this.sync();
@@ -86,7 +87,7 @@ export class SnapshotCache {
       );
     }
     this.ready = true;
-    this.timer = setInterval(() => this.sync(), this.deps.pollMs);
+    this.timer = setInterval(() => void this.sync(), this.deps.pollMs);
     this.timer.unref();
   }
 

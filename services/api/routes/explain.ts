@@ -9,8 +9,8 @@ import {
   schemaRef,
 } from '../../../shared/contract/openapi.ts';
 import type { Authenticator, Principal } from '../auth.ts';
-import type { ExplainCache } from '../explain-cache.ts';
-import type { HistoryLookups } from '../history-lookups.ts';
+import type { ExplainCache } from '../../../shared/audit/explain-cache.ts';
+import type { HistoryLookups } from '../../../shared/audit/history-lookups.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { operation } from '../http/operation.ts';

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../../../shared/clients/clickhouse.ts';
 import { quote, quoteIdent } from '../../../shared/clients/sql.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { RefresherJob } from './job.ts';
+import { PartitionRow, readRows } from '../../../shared/clickhouse/rows.ts';
 
 /**
  * Oldest monthly partition (YYYYMM) still kept at `now`: the month RETENTION_MONTHS back. Every
@@ -37,7 +38,7 @@ export async function dropExpiredPartitions(
     format: 'JSONEachRow',
   });
   const keep = oldestKeptPartition(now);
-  const expired = (await rs.json<{ partition: string }>())
+  const expired = (await readRows(rs, PartitionRow))
     .map((r) => r.partition)
     .filter((p) => /^\d{6}$/.test(p) && Number(p) < keep)
     .sort();

@@ -11,6 +11,7 @@ import type { ClickHouseClient } from '../../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../../clients/sql.ts';
 import type { VersionDefinition } from '../weights.ts';
 import { VERSION_DEFINITIONS } from '../weights.ts';
+import { CalibrationRow, CountRow, readRows } from '../../clickhouse/rows.ts';
 
 export interface HistoryRow {
   raw: number;
@@ -36,14 +37,11 @@ export async function historyRaws(
               GROUP BY toDate(scored_at) AS day, cityHash64(visitParamExtractRaw(request_json, 'subject')) AS subject`,
     format: 'JSONEachRow',
   });
-  const rows = (await rs.json<{ raw: number; fired: string[] }>()).map((r) => ({
-    raw: Number(r.raw),
-    fired: r.fired,
-  }));
+  const rows = await readRows(rs, CalibrationRow);
   const other = await ch.query({
     query: `SELECT count() AS n FROM ${table} WHERE ${since} AND score_version NOT IN (${versions.map(quote).join(', ')})`,
     format: 'JSONEachRow',
   });
-  const [{ n } = { n: 0 }] = await other.json<{ n: string | number }>();
-  return { rows, versions, skipped: Number(n) };
+  const [{ n } = { n: 0 }] = await readRows(other, CountRow);
+  return { rows, versions, skipped: n };
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../../../shared/logger.ts';
+import type { Logger } from './logger.ts';
 
 /** At most this many client-error lines per window; the rest are counted in the next line. */
 const LOG_BURST = 10;

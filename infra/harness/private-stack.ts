@@ -2,8 +2,8 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureTopics } from '../../infra/kafka/topics.ts';
-import { migrate } from '../../infra/clickhouse/migrate.ts';
+import { ensureTopics } from '../kafka/topics.ts';
+import { migrate } from '../clickhouse/migrate.ts';
 import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { freePort, waitFor } from './processes.ts';
 

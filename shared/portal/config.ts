@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { loadConfig, type Config } from '../../shared/config.ts';
+import { loadConfig, type Config } from '../config.ts';
 
 const count = z.coerce.number().int().min(1);
 

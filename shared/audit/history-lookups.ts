@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/contract/errors.ts';
+import { ApiError } from '../contract/errors.ts';
 
 /**
  * Bounds the ClickHouse lookups explain makes on a cache miss: at most `maxTotal` in flight per

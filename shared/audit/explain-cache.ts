@@ -1,8 +1,8 @@
-import type { StoredScore } from '../../shared/audit/history.ts';
-import type { AuditRecord } from '../../shared/audit/record.ts';
-import type { Redis } from '../../shared/clients/redis.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { SecondWindow } from './http/caller-budget.ts';
+import type { StoredScore } from './history.ts';
+import type { AuditRecord } from './record.ts';
+import type { Redis } from '../clients/redis.ts';
+import type { Logger } from '../logger.ts';
+import { SecondWindow } from '../second-window.ts';
 
 /**
  * Long enough to cover the audit pipeline's normal lag and a short Kafka or ClickHouse outage;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { serviceRedisEnv, type RedisService } from '../../infra/local/redis-users.ts';
+import { serviceRedisEnv, type RedisService } from '../local/redis-users.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import { serviceRedisEnv, type RedisService } from '../../infra/local/redis-users.ts';
-import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
+import { serviceRedisEnv, type RedisService } from '../local/redis-users.ts';
+import { SEED_MAX_DATA_AGE_S } from '../local/seed-data-age.ts';
 import { waitFor } from './wait.ts';
 
 export async function freePort(): Promise<number> {
