@@ -311,7 +311,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
   it('rate-limits failed sign-ins per email and per client address', async () => {
     const a = await account(portal, 'verify');
     const c = await account(portal, 'verify');
-    for (const acc of [a, c]) (await setUp(browser, acc)).context.close();
+    for (const acc of [a, c]) await (await setUp(browser, acc)).context.close();
     const form = await signinForm(portal.url);
     const ip = clientIp();
 
