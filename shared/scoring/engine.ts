@@ -256,10 +256,11 @@ function benignExclusions(evidence: Evidence, context: Context | undefined): Ben
   const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
   // Without the Tor or VPN lists nobody can say the address is not anonymised.
   const listsMissing = evidence.unavailable?.has('ip_tor_exit') || evidence.unavailable?.has('ip_vpn_proxy');
-  if (ip && !ip.bogon && !anonymised && !listsMissing) {
+  // A hosting or VPS address is where anonymising services run: the Tor and VPN lists not
+  // naming it is no reassurance, so it earns neither exclusion.
+  if (ip && !ip.bogon && !ip.hosting && !anonymised && !listsMissing) {
     out.push('IP_NOT_ANONYMISED');
-    if (!ip.hosting && ip.country_code && expected.has(ip.country_code))
-      out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');
+    if (ip.country_code && expected.has(ip.country_code)) out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');
   }
   if (subjectCountries(evidence).some((c) => diaspora.has(c))) out.push('SUBJECT_IN_DIASPORA_CORRIDOR');
   return out;
