@@ -62,8 +62,10 @@ describe('classifyAs', () => {
     expect(classifyAs(2, 'Bulloch County Rural Telephone Cooperative, Inc.')).toBe('isp');
     expect(classifyAs(2, 'Cyprus Telecommunications Authority')).toBe('isp');
     expect(classifyAs(2, 'Telefonica Moviles del Uruguay SA')).toBe('mobile');
-    // "colo" is a word of its own, not the start of Colombia.
+    // "colo" is a word of its own, not the start of Colombia; a ghost is no host.
     expect(classifyAs(2, 'HUGHES DE COLOMBIA S.A.S.')).not.toBe('hosting');
+    expect(classifyAs(2, 'GHOST Telecom')).toBe('isp');
+    expect(classifyAs(2, 'Easyhost BVBA')).toBe('hosting');
   });
 
   it('knows telecom operators by the names of the MCC-MNC list', () => {

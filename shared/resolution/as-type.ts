@@ -79,7 +79,7 @@ const HOSTING_BRANDS: readonly [string, RegExp][] = [
 const NAME_RULES: readonly [AsType, RegExp][] = [
   [
     'hosting',
-    /hosting|\bhost|cloud|data ?cent(?:er|re)|server|\bvps\b|\bvds\b|colocation|\bcolo\b|dedicated|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|registrar/i,
+    /hosting|\bhost|(?<!g)host\b|\bcolo(?:center|city|up)|cloud|data ?cent(?:er|re)|server|\bvps\b|\bvds\b|colocation|\bcolo\b|dedicated|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|registrar/i,
   ],
   ['mobile', /mobile|wireless|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
   [
