@@ -12,16 +12,17 @@
  * 2. Hosting providers by brand at the start of the registered name ("Leaseweb USA, Inc.",
  *    "Kamatera Inc", "G-Core Labs S.A."): a provider registers new ASes under the same name, so
  *    the brand catches those the curated list has not met yet.
- * 3. Keywords in the registered name, as whole words or word starts (so "SoftBank" is not a
- *    bank and "Telecom" needs no list), tried in the order of NAME_RULES: hosting first
+ * 3. Keywords in the registered name. A keyword that is also part of unrelated words is matched
+ *    at word boundaries ("SoftBank" is not a bank, a ghost is no host); telecom words match
+ *    inside compounds ("Rostelecom", "Kazakhtelecom"). Tried in the order of NAME_RULES: hosting first
  *    ("XYZ Cloud Telecom" is a data centre), government before business (a "Federal Deposit
  *    Insurance Corporation" is an agency; a "Federal Credit Union" is kept out by name).
  *    Registered names are chosen by the network's owner, so this is a heuristic.
  * 4. A name no keyword matches but that is, or starts with, a mobile network operator's name in
  *    the MCC-MNC list (mobile-operators.ts: "Orange S.A.", "Vodafone GmbH") is a telecom
  *    operator's access network (`isp`).
- * A name nothing matches stays `unknown` rather than being guessed. as-type.test.ts runs the rule
- * over the installed AS table and bounds the unknown share of routed IPv4 space.
+ * A name nothing matches stays `unknown` rather than being guessed. as-type-coverage.test.ts runs
+ * the rule over the installed AS table and bounds the unknown share of routed IPv4 space.
  */
 
 import { asnOverride } from './asn-overrides.ts';
