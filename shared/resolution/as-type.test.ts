@@ -62,6 +62,7 @@ describe('classifyAs', () => {
     expect(classifyAs(2, 'Bulloch County Rural Telephone Cooperative, Inc.')).toBe('isp');
     expect(classifyAs(2, 'Cyprus Telecommunications Authority')).toBe('isp');
     expect(classifyAs(2, 'Telefonica Moviles del Uruguay SA')).toBe('mobile');
+    expect(classifyAs(2, 'Automobile Club Deutschland')).toBe('business');
     // "colo" is a word of its own, not the start of Colombia; a ghost is no host.
     expect(classifyAs(2, 'HUGHES DE COLOMBIA S.A.S.')).not.toBe('hosting');
     expect(classifyAs(2, 'GHOST Telecom')).toBe('isp');

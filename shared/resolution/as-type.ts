@@ -82,7 +82,7 @@ const NAME_RULES: readonly [AsType, RegExp][] = [
     'hosting',
     /hosting|\bhost|(?<!g)host\b|\bcolo(?:center|city|up)|cloud|data ?cent(?:er|re)|server|\bvps\b|\bvds\b|colocation|\bcolo\b|dedicated|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|registrar/i,
   ],
-  ['mobile', /mobile|wireless|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
+  ['mobile', /(?<!auto)mobile|wireless|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
   [
     'education',
     /universi(?:t|dad|dade)|college|school|academ|\beduca|\bedu\b|polytechnic|hochschule|institute of (?:science|technology)|instituto tecnol|research (?:and education )?network|research institute|institute for research|\bforschung|\bensino\b|supercomput|\blibrary\b/i,
