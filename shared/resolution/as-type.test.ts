@@ -1,12 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAs } from './as-type.ts';
+import { classifyAs, classifyAsWithOperator } from './as-type.ts';
 
 describe('classifyAs', () => {
-  it('knows the listed cloud and mobile networks whatever their registered name says', () => {
+  it('knows the curated networks whatever their registered name says', () => {
     expect(classifyAs(16509, 'Amazon.com, Inc.')).toBe('hosting');
     expect(classifyAs(15169, 'Google LLC')).toBe('hosting');
     expect(classifyAs(21928, 'T-Mobile USA, Inc.')).toBe('mobile');
     expect(classifyAs(35228, 'Telefonica UK Limited')).toBe('mobile');
+    expect(classifyAs(4134, 'Chinanet')).toBe('isp');
+    expect(classifyAs(9370, 'SAKURA Internet Inc.')).toBe('hosting');
+    expect(classifyAsWithOperator(48337, 'Linode, LLC')).toEqual({
+      type: 'hosting',
+      operator: 'Akamai, Linode',
+    });
+  });
+
+  it('knows hosting providers by the brand their AS names start with, on ASes not listed', () => {
+    for (const [name, operator] of [
+      ['Leaseweb USA, Inc.', 'Leaseweb'],
+      ['Kamatera Inc', 'Kamatera'],
+      ['G-Core Labs S.A.', 'G-Core Labs'],
+      ['AEZA INTERNATIONAL LTD', 'Aeza'],
+      ['JSC "TIMEWEB"', 'Timeweb'],
+      ['M247 UK Ltd', 'M247'],
+    ])
+      expect(classifyAsWithOperator(1, name), name).toEqual({ type: 'hosting', operator });
   });
 
   it('falls back to keywords in the AS name, in rule order', () => {
@@ -14,9 +32,41 @@ describe('classifyAs', () => {
     expect(classifyAs(1, 'Kingdom Cloud Telecom')).toBe('hosting');
     expect(classifyAs(1, 'Two Degrees Mobile Limited')).toBe('mobile');
     expect(classifyAs(1, 'University of Melbourne')).toBe('education');
+    expect(classifyAs(1, 'Universidade Federal do Rio Grande do Sul')).toBe('education');
     expect(classifyAs(1, 'Hudson Valley Federal Credit Union')).toBe('business');
+    expect(classifyAs(1, 'Federal Deposit Insurance Corporation')).toBe('government');
     expect(classifyAs(1, 'Lackawanna County Government')).toBe('government');
     expect(classifyAs(1, 'Comcast Cable Communications, LLC')).toBe('isp');
+  });
+
+  it('matches keywords as words: no bank in SoftBank, telecoms inside compound names', () => {
+    expect(classifyAs(2, 'SoftBank Corp.')).not.toBe('business');
+    expect(classifyAs(2, 'DataBank Holdings, Ltd.')).not.toBe('business');
+    for (const name of [
+      'Nedbank Limited',
+      'Skandinaviska Enskilda Banken AB',
+      'Turkiye Garanti Bankasi A.S.',
+    ])
+      expect(classifyAs(2, name), name).toBe('business');
+    for (const name of [
+      'PJSC Rostelecom',
+      'JSC Kazakhtelecom',
+      'Societe Francaise Du Radiotelephone - SFR SA',
+      'MTN NIGERIA Communication limited',
+      'Hawaiian Telcom Services Company, Inc.',
+      'FIBERNETICS CORPORATION',
+      'JINHUA, ZHEJIANG Province, P.R.China.',
+    ])
+      expect(classifyAs(2, name), name).toBe('isp');
+    // Access-network words outrank the weak owner words: a telephone cooperative of a county.
+    expect(classifyAs(2, 'Bulloch County Rural Telephone Cooperative, Inc.')).toBe('isp');
+    expect(classifyAs(2, 'Cyprus Telecommunications Authority')).toBe('isp');
+    expect(classifyAs(2, 'Telefonica Moviles del Uruguay SA')).toBe('mobile');
+    expect(classifyAs(2, 'Automobile Club Deutschland')).toBe('business');
+    // "colo" is a word of its own, not the start of Colombia; a ghost is no host.
+    expect(classifyAs(2, 'HUGHES DE COLOMBIA S.A.S.')).not.toBe('hosting');
+    expect(classifyAs(2, 'GHOST Telecom')).toBe('isp');
+    expect(classifyAs(2, 'Easyhost BVBA')).toBe('hosting');
   });
 
   it('knows telecom operators by the names of the MCC-MNC list', () => {

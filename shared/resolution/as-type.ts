@@ -2,125 +2,135 @@
  * Network type of an autonomous system, from its number and registered name. This is the one
  * place the rule lives.
  *
- * Sources and method:
- * - ASNs listed below are well-known networks of large cloud/hosting providers and mobile
- *   operators, chosen by hand and checked against the AS names in `@ip-location-db/asn`
- *   (RouteViews/DB-IP). Extend the lists here; nothing else holds ASNs.
- * - Every other AS is classified by keywords in its registered name, tried in the order below
- *   (hosting first: "XYZ Cloud Telecom" is a data centre; business before government: a
- *   "Federal Credit Union" is a bank). Registered names are chosen by the network's owner, so
- *   this is a heuristic; a name that matches nothing stays `unknown` rather than being guessed.
- * - A name no keyword matches but that is, or starts with, a mobile network operator's name in
- *   the MCC-MNC list (mobile-operators.ts: "Orange S.A.", "Vodafone GmbH", "KDDI CORPORATION")
- *   is a telecom operator's access network (`isp`). On the load-test population this took the
- *   share of routable addresses of unknown type from 45.6 % to 27.8 %.
+ * Sources and method, in the order they are tried:
+ * 1. Curated entries per AS (asn-overrides.ts, `infra/feeds/asn-overrides.csv`): the largest
+ *    networks by routed IPv4 space, the cloud/hosting providers and mobile operators, each with
+ *    its type and operator, written by hand from the registered AS names in
+ *    `@ip-location-db/asn` and public facts about the operators. A registered name says little
+ *    about the largest networks ("Chinanet", "TE-AS", "Uninet S.A. de C.V."), and these few
+ *    thousand ASes hold most of the routed space.
+ * 2. Hosting providers by brand at the start of the registered name ("Leaseweb USA, Inc.",
+ *    "Kamatera Inc", "G-Core Labs S.A."): a provider registers new ASes under the same name, so
+ *    the brand catches those the curated list has not met yet.
+ * 3. Keywords in the registered name. A keyword that is also part of unrelated words is matched
+ *    at word boundaries ("SoftBank" is not a bank, a ghost is no host); telecom words match
+ *    inside compounds ("Rostelecom", "Kazakhtelecom"). Tried in the order of NAME_RULES: hosting first
+ *    ("XYZ Cloud Telecom" is a data centre), government before business (a "Federal Deposit
+ *    Insurance Corporation" is an agency; a "Federal Credit Union" is kept out by name).
+ *    Registered names are chosen by the network's owner, so this is a heuristic.
+ * 4. A name no keyword matches but that is, or starts with, a mobile network operator's name in
+ *    the MCC-MNC list (mobile-operators.ts: "Orange S.A.", "Vodafone GmbH") is a telecom
+ *    operator's access network (`isp`).
+ * A name nothing matches stays `unknown` rather than being guessed. as-type-coverage.test.ts runs
+ * the rule over the installed AS table and bounds the unknown share of routed IPv4 space.
  */
 
+import { asnOverride } from './asn-overrides.ts';
 import { isOperatorName } from './mobile-operators.ts';
 
 export type AsType = 'hosting' | 'isp' | 'mobile' | 'business' | 'education' | 'government' | 'unknown';
 
-/** Cloud, hosting, CDN and data-centre networks, by operator. */
-const HOSTING_OPERATORS: Record<string, number[]> = {
-  'Amazon Web Services': [16509, 14618, 8987, 7224, 38895],
-  'Google, Google Cloud': [15169, 396982, 19527, 139070],
-  'Microsoft, Azure': [8075, 8068],
-  DigitalOcean: [14061],
-  OVHcloud: [16276, 35540],
-  Hetzner: [24940, 213230],
-  'Akamai, Linode': [63949, 20940, 16625],
-  'Vultr (The Constant Company)': [20473],
-  Cloudflare: [13335, 209242],
-  'Alibaba Cloud': [45102, 37963],
-  'Tencent Cloud': [132203, 45090],
-  'Oracle Cloud': [31898],
-  Contabo: [51167],
-  Scaleway: [12876],
-  Leaseweb: [60781, 16265, 28753, 30633],
-  'IBM Cloud (SoftLayer)': [36351],
-  Rackspace: [19994, 27357],
-  Fastly: [54113],
-  Hostinger: [47583],
-  IONOS: [8560],
-  M247: [9009],
-  'Psychz Networks': [40676],
-  QuadraNet: [8100],
-  'Huawei Cloud': [136907],
-  GoDaddy: [26496, 398101],
-  Namecheap: [22612],
-  'Liquid Web': [32244],
-  Zenlayer: [21859],
-  'Datacamp (CDN77)': [60068],
-  'G-Core Labs': [199524],
-  Selectel: [49505],
-  Aruba: [31034],
-  Strato: [6724],
-  netcup: [197540],
-  Kamatera: [36007],
-  'Unified Layer (Bluehost)': [46606],
-  'IP Volume': [202425],
-  Hivelocity: [29802],
-  Render: [397273],
-};
+export interface AsClass {
+  type: AsType;
+  /** Who runs the network, when the rule knows it (curated entry or hosting brand). */
+  operator?: string;
+}
 
-/** Mobile operators' subscriber networks. */
-const MOBILE_OPERATORS: Record<string, number[]> = {
-  'T-Mobile US': [21928],
-  'Verizon Wireless (Cellco Partnership)': [22394, 6167],
-  'AT&T Mobility': [20057],
-  'Vodafone UK': [25135],
-  'O2 UK (Telefonica UK)': [35228],
-  'Three UK': [206067],
-  'NTT DOCOMO': [9605],
-  'Reliance Jio': [55836],
-  'Vodafone Idea': [45271],
-  'XL Axiata': [24203],
-  Turkcell: [16135],
-  MegaFon: [31213],
-  'Mobile Communication Company of Iran': [197207],
-  Irancell: [44244],
-};
+/** Hosting providers by the brand their AS names start with: operator, pattern. */
+const HOSTING_BRANDS: readonly [string, RegExp][] = [
+  ['Akamai, Linode', /^(?:akamai|linode)\b/i],
+  ['Leaseweb', /^leaseweb\b/i],
+  ['Hetzner', /^hetzner\b/i],
+  ['OVHcloud', /^ovh(?:cloud)?\b/i],
+  ['DigitalOcean', /^digitalocean\b/i],
+  ['Vultr (The Constant Company)', /^(?:the constant company|vultr|choopa)\b/i],
+  ['Contabo', /^contabo\b/i],
+  ['Scaleway', /^scaleway\b/i],
+  ['UpCloud', /^upcloud\b/i],
+  ['IONOS', /^ionos\b/i],
+  ['Hostwinds', /^hostwinds\b/i],
+  ['ColoCrossing', /^colocrossing\b/i],
+  ['BuyVM (FranTech)', /^(?:frantech|buyvm|ponynet)\b/i],
+  ['Psychz Networks', /^psychz\b/i],
+  ['QuadraNet', /^quadranet\b/i],
+  ['Zenlayer', /^zenlayer\b/i],
+  ['Datacamp (CDN77)', /^(?:datacamp limited|cdn77)\b/i],
+  ['G-Core Labs', /^g-?core\b/i],
+  ['Selectel', /^(?:jsc )?selectel\b/i],
+  ['Timeweb', /^(?:jsc )?"?timeweb\b/i],
+  ['Aeza', /^aeza\b/i],
+  ['Hostinger', /^hostinger\b/i],
+  ['Kamatera', /^kamatera\b/i],
+  ['M247', /^m247\b/i],
+  ['Cloudflare', /^cloudflare\b/i],
+  ['Fastly', /^fastly\b/i],
+  ['Alibaba Cloud', /^(?:alibaba|hangzhou alibaba)\b/i],
+  ['Tencent Cloud', /^(?:shenzhen )?tencent\b/i],
+  ['Oracle Cloud', /^oracle (?:corporation|svenska|america)\b/i],
+  ['Rackspace', /^rackspace\b/i],
+  ['Equinix', /^equinix\b/i],
+  ['SAKURA Internet', /^sakura internet\b/i],
+];
 
-const asnSet = (byOperator: Record<string, number[]>): ReadonlySet<number> =>
-  new Set(Object.values(byOperator).flat());
-const HOSTING_ASNS = asnSet(HOSTING_OPERATORS);
-const MOBILE_ASNS = asnSet(MOBILE_OPERATORS);
-
+/**
+ * Keyword rules, first match wins. Words that name a network's owner only weakly (a county, an
+ * authority, a clinic) come after the access-network words, so "Bulloch County Rural Telephone
+ * Cooperative" and "Cyprus Telecommunications Authority" stay access networks.
+ */
 const NAME_RULES: readonly [AsType, RegExp][] = [
   [
     'hosting',
-    /hosting|\bhost\b|cloud|data ?cent(?:er|re)|datacenter|server|\bvps\b|colocation|dedicated|\bcdn\b/i,
+    /hosting|\bhost|(?<!g)host\b|\bcolo(?:center|city|up)|cloud|data ?cent(?:er|re)|server|\bvps\b|\bvds\b|colocation|\bcolo\b|dedicated|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|registrar/i,
   ],
-  ['mobile', /mobile|wireless|cellular|celular|m[oó]vil|\bgsm\b|\blte\b/i],
+  ['mobile', /(?<!auto)mobile|wireless|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
   [
     'education',
-    /universit|college|school|academ|educat|\bedu\b|polytechnic|hochschule|institute of technology|research (?:and education )?network/i,
+    /universi(?:t|dad|dade)|college|school|academ|\beduca|\bedu\b|polytechnic|hochschule|institute of (?:science|technology)|instituto tecnol|research (?:and education )?network|research institute|institute for research|\bforschung|\bensino\b|supercomput|\blibrary\b/i,
   ],
-  ['business', /bank|credit union|insurance|airline|hospital|pharma|automotive|logistics|retail|manufactur/i],
   [
     'government',
-    /government|ministry|minist[eè]re|ministerio|\bgov\b|federal|parliament|municipal|city of|county of|state of|department of|\bdod\b|defen[cs]e/i,
+    /government|ministry|minist[eè]re|ministerio|\bgov\b|federal(?! credit union| savings)|parliament|municipal|city of|county of|state of|department of|\bdod\b|defen[cs]e|\barmy\b|\bnavy\b|air force|usaisc|national (?:accelerator )?laborator/i,
+  ],
+  [
+    'business',
+    /(?<!soft|data)bank(?:ing|s|en|asi|a|inn)?\b|\bbanco\b|\bbanque\b|credit union|insurance|assurance|versicherung|airlines?\b|airways|hospital|pharma|automotive|automobile|logistics|retail|manufactur|railroad|railway/i,
   ],
   [
     'isp',
-    /tele(?:com|kom|communication|fon|phone)|communications|broadband|cable|fib(?:er|re)|\bdsl\b|internet|\bisp\b|\bnet(?:works?)?\b/i,
+    /tele(?:com|kom|communication|fon|phone|cable)|\btelco(?:m)?\b|telecomunica|communicat|comunica[cç]|kommunikation|broadband|cable|\bcatv\b|\bkabel|fib(?:er|re|ra)|\bftth\b|\bdsl\b|internet|\bisp\b|\bnet(?:works?)?\b|networking|\bonline\b|iletisim|haberlesme|svyaz|\bprovedor|\binfocomm\b|\bwisp\b|\bwi-?fi\b|\bpostel\b|ertebat|p\.r\.china|^[a-z]+, ?\d{6}$/i,
+  ],
+  [
+    'government',
+    /\bcouncil\b|\bcounty\b|\bauthority\b|\bkommune\b|gemeente|\bkantons?\b|magistrat|landkreis|prefeitura|secretaria|\bgobierno\b|\bgoverno\b|\bpolice\b|\bcourt\b|administration\b/i,
+  ],
+  [
+    'business',
+    /\bhealth|medical|clinic|biotech|\bmotors?\b|\bstores\b|petrol|financial|securities|\binvestments?\b|\bhotels?\b|\bconsulting\b|publishing|newspaper|semiconductor|chemical|\bsteel\b|\bmining\b/i,
   ],
 ];
 
-/** Keyword rules first; then the operator names of the MCC-MNC list (mobile-operators.ts). */
-function classifyName(name: string): AsType {
-  for (const [type, pattern] of NAME_RULES) if (pattern.test(name)) return type;
-  return isOperatorName(name) ? 'isp' : 'unknown';
+/** Brands, then keyword rules, then the operator names of the MCC-MNC list (mobile-operators.ts). */
+function classifyName(name: string): AsClass {
+  for (const [operator, pattern] of HOSTING_BRANDS)
+    if (pattern.test(name)) return { type: 'hosting', operator };
+  for (const [type, pattern] of NAME_RULES) if (pattern.test(name)) return { type };
+  return { type: isOperatorName(name) ? 'isp' : 'unknown' };
 }
 
 /** One classification per AS name, kept: the rules run once per AS, not once per request. */
-const classified = new Map<string, AsType>();
+const classified = new Map<string, AsClass>();
+const UNKNOWN: AsClass = { type: 'unknown' };
+
+/** Type and, when known, operator of an AS. */
+export function classifyAsWithOperator(asn: number, name: string | undefined): AsClass {
+  const curated = asnOverride(asn);
+  if (curated) return curated;
+  if (name === undefined) return UNKNOWN;
+  let found = classified.get(name);
+  if (found === undefined) classified.set(name, (found = classifyName(name)));
+  return found;
+}
 
 export function classifyAs(asn: number, name: string | undefined): AsType {
-  if (HOSTING_ASNS.has(asn)) return 'hosting';
-  if (MOBILE_ASNS.has(asn)) return 'mobile';
-  if (name === undefined) return 'unknown';
-  let type = classified.get(name);
-  if (type === undefined) classified.set(name, (type = classifyName(name)));
-  return type;
+  return classifyAsWithOperator(asn, name).type;
 }

@@ -49,6 +49,7 @@ describe('resolveIp', () => {
       asn: 'AS15169',
       as_name: 'Google LLC',
       as_type: 'hosting',
+      network_operator: 'Google, Google Cloud',
       hosting: true,
       country_code: 'US',
       continent: 'NA',
@@ -93,6 +94,28 @@ describe('resolveIp', () => {
       hosting: false,
     });
     expect(resolveIp('11.1.1.1', networks)).toMatchObject({ asn: 'AS749', as_type: 'government' });
+    // SoftBank's name holds "bank"; it is a telecom operator's access network.
+    expect(resolveIp('126.1.1.1', networks)).toMatchObject({
+      asn: 'AS17676',
+      as_type: 'isp',
+      hosting: false,
+    });
+  });
+
+  it('flags VPS hosts whose AS name does not say so as hosting, and names the operator', () => {
+    expect(resolveIp('27.133.128.1', networks)).toMatchObject({
+      asn: 'AS9370',
+      as_type: 'hosting',
+      hosting: true,
+      network_operator: 'SAKURA Internet',
+    });
+    expect(resolveIp('172.104.1.1', networks)).toMatchObject({
+      asn: 'AS48337',
+      as_type: 'hosting',
+      hosting: true,
+      network_operator: 'Akamai, Linode',
+    });
+    expect(resolveIp('1.48.0.1', networks)).toMatchObject({ asn: 'AS4134', as_type: 'isp', hosting: false });
   });
 });
 

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { kindAt, rangeAt, type AddressKey, type RangeSet } from '../capabilities/range-set.ts';
-import { classifyAs, type AsType } from './as-type.ts';
+import { classifyAsWithOperator, type AsType } from './as-type.ts';
 import { continentOf } from './continents.ts';
 import { countryAt, type IpNetworks } from './ip-networks.ts';
 import { findV4, findV6 } from './ip-ranges.ts';
@@ -19,9 +19,15 @@ export interface IpFacts {
   as_name?: string;
   /** Absent when the AS is unknown or its type cannot be told (see as-type.ts). */
   as_type?: Exclude<AsType, 'unknown'>;
+  /**
+   * Who runs the network ("Akamai, Linode"), when the classification knows it. Internal: for
+   * explanations, not part of the public resolution (engine.ts copies fields by name).
+   */
+  network_operator?: string;
   /** Registry (whois) country of the allocation, ISO 3166-1 alpha-2. */
   country_code?: string;
   continent?: string;
+  /** On a listed hosting range, or on an AS whose type is `hosting`: the two always agree. */
   hosting: boolean;
   vpn: boolean;
   proxy: boolean;
@@ -144,8 +150,9 @@ export function resolveIp(
     const name = networks.asNames.get(located.asn);
     facts.asn = `AS${located.asn}`;
     if (name) facts.as_name = name;
-    const type = classifyAs(located.asn, name);
+    const { type, operator } = classifyAsWithOperator(located.asn, name);
     if (type !== 'unknown') facts.as_type = type;
+    if (operator) facts.network_operator = operator;
     facts.hosting = listedHosting || type === 'hosting';
   }
   if (located.country !== undefined) {

@@ -231,8 +231,19 @@ describe('score', () => {
       context: ctx({ operating_countries: ['DE'] }),
     });
     expect(out.primary_risk_factor?.code).toBe('IP_HOSTING');
-    expect(out.benign_exclusions).toEqual(['MOBILE_IN_OPERATING_COUNTRY', 'IP_NOT_ANONYMISED']);
+    expect(out.benign_exclusions).toEqual(['MOBILE_IN_OPERATING_COUNTRY']);
     expect(out.score).toBe(20);
+  });
+
+  it('calls an access address not anonymised, never a hosting or VPS one', () => {
+    const exclusions = (hosting: boolean) =>
+      score({
+        evidence: { ip: ip({ hosting, country_code: 'DE' }) },
+        version,
+        context: ctx({ operating_countries: ['DE'] }),
+      }).benign_exclusions;
+    expect(exclusions(false)).toEqual(['IP_NOT_ANONYMISED', 'ACCESS_IP_IN_EXPECTED_GEOGRAPHY']);
+    expect(exclusions(true)).toEqual([]);
   });
 
   it('names unavailable capabilities in degraded_sources', () => {

@@ -58,11 +58,14 @@ export interface NamedService {
 
 /** Which VPN provider or cloud the range feeds name for the address: the "which" behind a flag. */
 function namedServices(evidence: Evidence): NamedService[] {
-  const named = evidence.ip?.services;
-  if (!named) return [];
+  const ip = evidence.ip;
+  if (!ip) return [];
   const out: NamedService[] = [];
-  if (named.vpn_proxy !== undefined) out.push({ component: 'ip_vpn_proxy', name: named.vpn_proxy });
-  if (named.hosting !== undefined) out.push({ component: 'ip_network_type', name: named.hosting });
+  if (ip.services?.vpn_proxy !== undefined)
+    out.push({ component: 'ip_vpn_proxy', name: ip.services.vpn_proxy });
+  // A hosting range's own name first; else the operator the AS classification knows.
+  const hostedBy = ip.services?.hosting ?? (ip.hosting ? ip.network_operator : undefined);
+  if (hostedBy !== undefined) out.push({ component: 'ip_network_type', name: hostedBy });
   return out;
 }
 
@@ -273,10 +276,11 @@ function benignExclusions(evidence: Evidence, context: Context | undefined): Ben
   const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
   // Without the Tor or VPN lists nobody can say the address is not anonymised.
   const listsMissing = evidence.unavailable?.has('ip_tor_exit') || evidence.unavailable?.has('ip_vpn_proxy');
-  if (ip && !ip.bogon && !anonymised && !listsMissing) {
+  // A hosting or VPS address is where anonymising services run: the Tor and VPN lists not
+  // naming it is no reassurance, so it earns neither exclusion.
+  if (ip && !ip.bogon && !ip.hosting && !anonymised && !listsMissing) {
     out.push('IP_NOT_ANONYMISED');
-    if (!ip.hosting && ip.country_code && expected.has(ip.country_code))
-      out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');
+    if (ip.country_code && expected.has(ip.country_code)) out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');
   }
   if (subjectCountries(evidence).some((c) => diaspora.has(c))) out.push('SUBJECT_IN_DIASPORA_CORRIDOR');
   return out;
