@@ -97,6 +97,7 @@ export class Scorer {
       overlays: { hosting: d.ip_network_type?.hosting, tor: d.ip_tor_exit, vpnProxy: d.ip_vpn_proxy },
       ndcRisk: d.ndc_range_risk,
       unavailable,
+      data: d,
     };
     return { sources, degraded };
   }

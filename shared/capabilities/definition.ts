@@ -31,11 +31,11 @@ export type CapabilityDefinition<
   Key extends string = string,
   Code extends string = string,
   Data = unknown,
-> = CapabilityParts<Key, Code> &
+> = CapabilityParts<Key, Code, Data> &
   // A snapshot capability carries its build and decode; the live ledger has none.
   ({ kind: 'snapshot'; snapshot: SnapshotCodec<Data> } | { kind: 'live'; snapshot?: undefined });
 
-interface CapabilityParts<Key extends string, Code extends string> {
+interface CapabilityParts<Key extends string, Code extends string, Data> {
   /** The component key: `components[].component`, `degraded_sources`, health and registry name. */
   key: Key;
   /** The component key's entry in the contract's `x-component-keys`. */
@@ -66,8 +66,13 @@ interface CapabilityParts<Key extends string, Code extends string> {
   whenMissing: 'unavailable' | 'degraded';
   /** Snapshot format, for operators reading Redis. */
   format: string;
-  /** Its finding for the subject, or undefined when the evidence has nothing for it to judge. */
-  finding(evidence: Evidence): CapabilityFinding<Code> | undefined;
+  /**
+   * Its finding for the subject, or undefined when the evidence has nothing for it to judge. It
+   * reads the subject's resolution (`evidence.phone`, `evidence.ip`) and its own data as this node
+   * decoded it (`snapshot.decode`; undefined when the node holds none), so a capability's lookup
+   * lives in its folder.
+   */
+  finding(evidence: Evidence, data: Data | undefined): CapabilityFinding<Code> | undefined;
 }
 
 /** Checks a definition and keeps its key and codes as literal types, for the derived unions. */

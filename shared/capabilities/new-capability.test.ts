@@ -15,7 +15,8 @@ import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts
 const { addedLater } = await vi.hoisted(async () => {
   const { encode, file, length, parsing } = await import('./snapshot-format.ts');
   const { parseRangeFeed } = await import('./feeds/range-feed.ts');
-  const { buildRangeSet, rangeSetArrays, rangeSetFrom } = await import('./range-set.ts');
+  const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('./range-set.ts');
+  const { addressKeyOf } = await import('../resolution/ip.ts');
   const def: CapabilityDefinition<
     'ip_added_later',
     'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED',
@@ -46,9 +47,10 @@ const { addedLater } = await vi.hoisted(async () => {
       },
       decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
     },
-    finding: ({ ip }) => {
-      if (!ip) return undefined;
-      return ip.asn === 'AS64500'
+    // Its lookup, in its own definition: the subject's address against its own range set.
+    finding: ({ ip }, set) => {
+      if (!ip || !set) return undefined;
+      return kindAt(set, addressKeyOf(ip.address)) !== 0
         ? { verdict: 'elevated', detail: 'IP_ADDED_LISTED' }
         : { verdict: 'clean', detail: 'IP_ADDED_UNLISTED' };
     },
@@ -101,12 +103,26 @@ describe('a capability added in one folder and one line', () => {
     }
   });
 
-  it('appears in a score: with its points in a version that names its code, 0 in one that does not', () => {
-    const released = score({ evidence: { ip: listedIp }, version: DEFAULT_VERSION });
+  it('appears in a score from its own data: its points in a version that names its code, 0 in one that does not', () => {
+    const name = 'ip_added_later' as SnapshotName;
+    const set = decodeSnapshot(
+      name,
+      buildSnapshot(name, { torExits: new Map([['', Buffer.from('192.0.2.10\n')]]) }).payload,
+    );
+    const evidence = { ip: listedIp, data: { ip_added_later: set } };
+    const released = score({ evidence, version: DEFAULT_VERSION });
     const naming = score({
-      evidence: { ip: listedIp },
+      evidence,
       version: { ...DEFAULT_VERSION, points: { ...DEFAULT_VERSION.points, [LISTED]: 30 } },
     });
+    // Another address is not on its list; without its data loaded it has nothing to say.
+    const other = score({
+      evidence: { ...evidence, ip: { ...listedIp, address: '192.0.2.11' } },
+      version: DEFAULT_VERSION,
+    });
+    expect(other.components.find((c) => c.component === 'ip_added_later')?.detail).toBe('IP_ADDED_UNLISTED');
+    const unloaded = score({ evidence: { ip: listedIp }, version: DEFAULT_VERSION });
+    expect(unloaded.components.map((c) => c.component)).not.toContain('ip_added_later');
     // After the other address components: the address's components keep their order.
     expect(released.components.map((c) => c.component)).toEqual([
       'ip_network_type',

@@ -64,6 +64,15 @@ function addressKey(addr: ipaddr.IPv4 | ipaddr.IPv6): AddressKey {
   };
 }
 
+/** The lookup key of an address literal, as range sets take it (IPv4-mapped IPv6 as IPv4). */
+export function addressKeyOf(literal: string): AddressKey {
+  let addr = ipaddr.parse(literal.split('%')[0]!);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
+  }
+  return addressKey(addr);
+}
+
 function locate(networks: IpNetworks, key: AddressKey): Located {
   return 'v4' in key ? locateV4(networks, key.v4) : locateV6(networks, key.hi, key.lo);
 }

@@ -86,7 +86,8 @@ export function evaluate(
   const findings: Finding[] = [];
   const missing = evidence.unavailable;
   for (const cap of COMPONENT_ORDER) {
-    const found = cap.finding(evidence);
+    // Each definition decoded its own data (snapshot.decode): it gets back what it made.
+    const found = cap.finding(evidence, evidence.data?.[cap.key] as never);
     if (!found) continue;
     findings.push(
       missing?.has(cap.key)

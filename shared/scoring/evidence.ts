@@ -23,7 +23,12 @@ export interface Evidence {
   reputation?: Reputation;
   /** Components whose data is missing altogether: verdict unavailable, no contribution. */
   unavailable?: ReadonlySet<ComponentKey>;
+  /** Each capability's data as this node decoded it, by component key: what its finding reads. */
+  data?: CapabilityData;
 }
+
+/** Decoded snapshot data by component key (absent: not loaded on this node). */
+export type CapabilityData = Readonly<Partial<Record<string, unknown>>>;
 
 /** The in-memory data evidence is gathered from; anything absent is not loaded on this node. */
 export interface EvidenceSources {
@@ -34,6 +39,7 @@ export interface EvidenceSources {
   overlays?: IpOverlays;
   ndcRisk?: NdcRisk;
   unavailable?: ReadonlySet<ComponentKey>;
+  data?: CapabilityData;
 }
 
 const NO_CARRIERS: CarrierPrefixes = {
@@ -65,5 +71,6 @@ export function gatherEvidence(
     );
   if (reputation !== undefined) evidence.reputation = reputation;
   if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;
+  if (sources.data) evidence.data = sources.data;
   return evidence;
 }

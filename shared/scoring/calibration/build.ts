@@ -25,7 +25,12 @@ import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { bandFor, evaluate, gateBand } from '../engine.ts';
-import { gatherEvidence, type EvidenceSources } from '../evidence.ts';
+import { gatherEvidence, type CapabilityData, type EvidenceSources } from '../evidence.ts';
+import { CAPABILITY_DEFINITIONS } from '../../capabilities/index.ts';
+import { FEEDS } from '../../capabilities/registry.ts';
+import { buildSnapshot, decodeSnapshot, type SnapshotName } from '../../capabilities/snapshots.ts';
+import { feedLocations } from '../../capabilities/sources.ts';
+import type { Config } from '../../config.ts';
 import { buildCdf, percentileRank } from '../percentile.ts';
 import {
   readBandRates,
@@ -57,10 +62,28 @@ function feed(name: string): Buffer {
   return readFileSync(new URL(`../../../infra/feeds/${name}`, import.meta.url));
 }
 
-/** Resolution data plus the development feeds, as a node with every capability loaded sees them. */
+/**
+ * Each snapshot capability built from files alone, from its checked-in feeds: the data its
+ * finding reads, as a node that loaded it holds it. A capability added in its own folder is
+ * calibrated on its data with no line here.
+ */
+function checkedInData(): CapabilityData {
+  const locations = feedLocations({} as Config);
+  const out: Record<string, unknown> = {};
+  for (const def of CAPABILITY_DEFINITIONS) {
+    if (def.kind !== 'snapshot' || !def.feeds.every((f) => FEEDS[f].layout === 'file')) continue;
+    const files = Object.fromEntries(def.feeds.map((f) => [f, new Map([['', readFileSync(locations[f])]])]));
+    const name = def.key as SnapshotName;
+    out[def.key] = decodeSnapshot(name, buildSnapshot(name, files).payload);
+  }
+  return out;
+}
+
+/** Resolution data plus the checked-in feeds, as a node with every capability loaded sees them. */
 export function calibrationSources(): EvidenceSources {
   const data = loadResolutionData();
   return {
+    data: checkedInData(),
     carriers: data.carriers,
     networks: data.networks,
     overlays: {
