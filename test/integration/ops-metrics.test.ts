@@ -70,6 +70,26 @@ async function topicOffsets() {
   }
 }
 /** Records each partition holds. */
+/**
+ * A new consumer group that starts at the topic's current end, as if it had read everything
+ * before: the shared dev topic holds every earlier run's records, and a group reading them all
+ * from the start measures the topic's size, not the sink.
+ */
+async function groupAtEnd(groupId: string): Promise<void> {
+  const ends = await topicOffsets();
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.setOffsets({
+      groupId,
+      topic: SCORES_TOPIC,
+      partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 const topicSpan = async () =>
   new Map((await topicOffsets()).map((p) => [String(p.partition), Number(p.high) - Number(p.low)]));
 /** Next offset of each partition. */
@@ -143,12 +163,14 @@ describe('audit sink metrics and health', () => {
   it('counts inserted rows and DLQ records, and the lag falls to zero once caught up', async () => {
     const scoreId = newScoreId();
     const orgId = `org_ops_${randomUUID().slice(0, 8)}`;
+    const groupId = `frs-test-ops-${randomUUID()}`;
+    await groupAtEnd(groupId);
     await produce([
       { key: scoreId, value: auditRecord(scoreId, orgId) },
       { key: `poison-${randomUUID()}`, value: '{"v":1,"score_id":"not-an-id"}' },
     ]);
     const { svc, url } = await startWithMetrics('services/audit-sink/main.ts', 'AUDIT_SINK_METRICS_PORT', {
-      AUDIT_SINK_GROUP: `frs-test-ops-${randomUUID()}`,
+      AUDIT_SINK_GROUP: groupId,
     });
     running = svc;
     const caughtUp = await waitFor(
