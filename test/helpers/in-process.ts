@@ -6,7 +6,10 @@ import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { createApiNode, type ApiNodeOptions } from '../../services/api/node.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
+import { redis } from '../../infra/harness/fixtures.ts';
 import { waitFor } from '../../infra/harness/processes.ts';
+import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
 /** An API node running inside the test process: what contract and controls tests talk to. */
 export interface InProcessNode {
@@ -66,4 +69,28 @@ export class TestClock {
   advance(ms: number): void {
     this.ms += ms;
   }
+}
+
+/**
+ * An in-process node on capability snapshots of its own: published under a key prefix of the
+ * test's (`label`), from the checked-in feeds or the `FEED_*` files in `env`, and removed at stop.
+ * What a test of the scoring path needs when it must not depend on the shared snapshots.
+ */
+export async function startNodeWithSnapshots(
+  label: string,
+  env: Record<string, string> = {},
+): Promise<InProcessNode> {
+  const prefix = `frs:cap:${label}-${process.pid}`;
+  const withPrefix = { CAPABILITY_KEY_PREFIX: prefix, ...env };
+  await publishSnapshots(withPrefix);
+  const node = await startNode(withPrefix);
+  return {
+    ...node,
+    stop: async () => {
+      await node.stop();
+      const r = redis();
+      await unlinkPrefix(r, prefix);
+      r.disconnect();
+    },
+  };
 }

@@ -1,39 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import { ExplainResponse, type ScoreResponse } from '../../shared/contract/response.ts';
-import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
-import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
-import { startNode } from '../helpers/in-process.ts';
-import { publishSnapshots } from '../../infra/harness/snapshots.ts';
+import { orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startNodeWithSnapshots } from '../helpers/in-process.ts';
 
 /** Which VPN provider or cloud a flag comes from: explain names the service the data name. */
 describe('explain names the service behind a VPN or hosting flag', () => {
-  const capPrefix = `frs:cap:explain-services-it-${process.pid}`;
-  let dir: string;
-  let node: Awaited<ReturnType<typeof startNode>>;
+  let node: Awaited<ReturnType<typeof startNodeWithSnapshots>>;
   let apiKey: string;
-  const env = () => ({
-    CAPABILITY_KEY_PREFIX: capPrefix,
-    CAPABILITY_MAX_DATA_AGE_S: `${SEED_MAX_DATA_AGE_S}`,
-  });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'frs-explain-services-'));
-    await publishSnapshots(env());
-    node = await startNode({ ...env(), AUDIT_JOURNAL_DIR: join(dir, 'journal') });
+    node = await startNodeWithSnapshots('explain-services');
     ({ apiKey } = await orgWithKey('assess', { rateRps: 10_000, credits: 1_000_000 }));
   });
-
-  afterAll(async () => {
-    await node?.stop();
-    const r = redis();
-    await unlinkPrefix(r, capPrefix);
-    r.disconnect();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => node?.stop());
 
   async function explained(ip: string) {
     const res = await scoreCall(node.url, apiKey, { subject: { ip_address: ip } });

@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
-import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
-import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
-import { publishSnapshots } from '../../infra/harness/snapshots.ts';
-import { startNode } from '../helpers/in-process.ts';
+import { orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
+import { startNodeWithSnapshots } from '../helpers/in-process.ts';
 
 const BANDS = ['minimal', 'low', 'medium', 'high', 'critical'];
 const atLeast = (band: string, floor: string) => BANDS.indexOf(band) >= BANDS.indexOf(floor);
@@ -18,29 +12,14 @@ const atLeast = (band: string, floor: string) => BANDS.indexOf(band) >= BANDS.in
  * networks. Each class has several members, so a fix for one address does not pass it.
  */
 describe('real subjects of each class, scored through the API', () => {
-  const capPrefix = `frs:cap:real-subjects-it-${process.pid}`;
-  let dir: string;
-  let node: Awaited<ReturnType<typeof startNode>>;
+  let node: Awaited<ReturnType<typeof startNodeWithSnapshots>>;
   let apiKey: string;
-  const env = () => ({
-    CAPABILITY_KEY_PREFIX: capPrefix,
-    CAPABILITY_MAX_DATA_AGE_S: `${SEED_MAX_DATA_AGE_S}`,
-  });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'frs-real-subjects-'));
-    await publishSnapshots(env());
-    node = await startNode({ ...env(), AUDIT_JOURNAL_DIR: join(dir, 'journal') });
+    node = await startNodeWithSnapshots('real-subjects');
     ({ apiKey } = await orgWithKey('bureau', { rateRps: 10_000, credits: 1_000_000 }));
   });
-
-  afterAll(async () => {
-    await node?.stop();
-    const r = redis();
-    await unlinkPrefix(r, capPrefix);
-    r.disconnect();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => node?.stop());
 
   async function scored(ip: string): Promise<ScoreResponse> {
     const res = await scoreCall(node.url, apiKey, { subject: { ip_address: ip } });
