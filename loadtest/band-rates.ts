@@ -9,10 +9,7 @@
  * unknown (no `as_type` in the resolution). Starts its own API node on a free port unless
  * BASE_URL names a running one. Needs the stack of the current environment (REDIS_URL, ...).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { startApi } from '../infra/harness/processes.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { BANDS, type Band } from '../shared/contract/response.ts';
@@ -22,42 +19,12 @@ import { drawLegacyPopulation } from '../shared/scoring/calibration/population.t
 import { SUBJECTS_SEED } from './subjects.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
 
-const ROOT = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const legacy = args.includes('--legacy');
 const count = Number(args.find((a) => !a.startsWith('--')) ?? 3000);
 if (!Number.isInteger(count) || count <= 0) {
   console.error('usage: node loadtest/band-rates.ts [count > 0] [--legacy]');
   process.exit(2);
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const port = (srv.address() as { port: number }).port;
-  srv.close();
-  return port;
-}
-
-async function startNode(): Promise<{ url: string; stop: () => void }> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, [join(ROOT, 'services/api/main.ts')], {
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ID: `band-rates-${port}` },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`api node exited (${proc.exitCode})`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { url, stop: () => proc.kill('SIGTERM') };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  proc.kill('SIGKILL');
-  throw new Error('api node not ready within 120 s');
 }
 
 const cfg = loadConfig();
@@ -74,7 +41,9 @@ const org = await store.createOrg({
 const { api_key: key } = await store.createKey(org.org_id);
 redis.disconnect();
 
-const node = process.env.BASE_URL ? { url: process.env.BASE_URL, stop: () => undefined } : await startNode();
+const node = process.env.BASE_URL
+  ? { url: process.env.BASE_URL, stop: async () => undefined }
+  : await startApi({ NODE_ID: `band-rates-${process.pid}` });
 // --legacy: the population loadtest/subjects.ts drew before 2026.12.0 (the issue's BEFORE figures).
 const subjects = legacy
   ? drawLegacyPopulation(count, SUBJECTS_SEED)
@@ -134,5 +103,5 @@ try {
     `actions at moment payment: ${[...byAction].map(([a, n]) => `${a} ${pct(n, count)}`).join(', ')}`,
   );
 } finally {
-  node.stop();
+  await node.stop();
 }

@@ -18,9 +18,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CAPABILITIES } from '../shared/capabilities/registry.ts';
+import { startApi } from '../infra/harness/processes.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
@@ -55,14 +55,6 @@ const { count, seed } = args;
 const RELAXED_DATA_AGE = CAPABILITIES.map((c) => `${c.name}=${10 * 365 * 24 * 3600}`).join(',');
 const childEnv = { CAPABILITY_MAX_DATA_AGE_S: RELAXED_DATA_AGE, ...process.env, LOG_LEVEL: 'warn' };
 
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const port = (srv.address() as { port: number }).port;
-  srv.close();
-  return port;
-}
-
 /** The refresher's one-shot: builds the snapshots Redis has none of; API nodes build none. */
 async function publishMissingSnapshots(): Promise<void> {
   const proc = spawn(process.execPath, [join(ROOT, 'services/refresher/refresh-now.ts'), '--missing'], {
@@ -73,27 +65,6 @@ async function publishMissingSnapshots(): Promise<void> {
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const [code] = (await once(proc, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`refresh --missing failed (exit ${code}): ${out.trim()}`);
-}
-
-async function startNode(): Promise<{ url: string; stop: () => void }> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, [join(ROOT, 'services/api/main.ts')], {
-    env: { ...childEnv, PORT: String(port), NODE_ID: `network-type-coverage-${port}` },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`api node exited (${proc.exitCode})`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { url, stop: () => proc.kill('SIGTERM') };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  proc.kill('SIGKILL');
-  throw new Error('api node not ready within 120 s');
 }
 
 interface IpResolution {
@@ -156,7 +127,9 @@ async function resolveAll(
   return { answers, failures };
 }
 
-const node = process.env.BASE_URL ? { url: process.env.BASE_URL, stop: () => undefined } : await startNode();
+const node = process.env.BASE_URL
+  ? { url: process.env.BASE_URL, stop: async () => undefined }
+  : await startApi({ NODE_ID: `network-type-coverage-${process.pid}` });
 try {
   const { answers, failures } = await resolveAll(node.url);
   if (failures.length > 0) {
@@ -168,7 +141,7 @@ try {
     report(answers as IpResolution[]);
   }
 } finally {
-  node.stop();
+  await node.stop();
 }
 
 function report(answers: IpResolution[]): void {
