@@ -488,7 +488,7 @@ ${pinnedRows}
 
 ## The API nodes' runtime during each step (loadtest/runtime-probe.ts)
 
-Event-loop delay (\`monitorEventLoopDelay\`, worst node), GC pauses (PerformanceObserver 'gc' entries, both nodes together)
+Event-loop delay (\`monitorEventLoopDelay\` at 10 ms resolution, the excess over it; worst node), GC pauses (PerformanceObserver 'gc' entries, both nodes together)
 and peak RSS (worst node), each over exactly one k6 step; median (min–max) over the rounds. A p99 close to the longest
 GC pause or event-loop stall is explained by it; one far above both waited on something outside the node.
 
