@@ -59,7 +59,8 @@ interface Target {
 /** One step's figures over the rounds, with the probed processes' runtime in each round. */
 interface Measured {
   rps: Figure;
-  cpuUs: Figure;
+  /** Server CPU per request, where the step counted it (saturation). */
+  cpuUs?: Figure;
   p50: Figure;
   p99: Figure;
   runtime?: RuntimeFigures;
@@ -78,7 +79,7 @@ function measured(steps: Step[], runtime: RuntimeStats[]): Measured {
   const f = (get: (s: Step) => number) => figure(steps.map(get));
   return {
     rps: f((s) => s.rps),
-    cpuUs: f((s) => s.cpuUs ?? Number.NaN),
+    ...(steps.every((s) => s.cpuUs !== undefined) && { cpuUs: f((s) => s.cpuUs!) }),
     p50: f((s) => s.p50),
     p99: f((s) => s.p99),
     ...(runtime.length > 0 && { runtime: runtimeFigures(runtime) }),
@@ -425,9 +426,9 @@ function renderPage(): string {
     (r) =>
       `| ${r.name} | ${show(r.saturation.rps)} | ${pct(r.saturation.rps.median / bare.saturation.rps.median)} | ${pct(
         r.saturation.rps.median / hello.saturation.rps.median,
-      )} | ${show(r.saturation.cpuUs)} | ${r.points.map((p) => `${lat(p)} at ${p.offered}`).join(' | ')} |`,
+      )} | ${show(r.saturation.cpuUs!)} | ${r.points.map((p) => `${lat(p)} at ${p.offered}`).join(' | ')} |`,
   );
-  const cpu = (r: TargetResult) => r.saturation.cpuUs.median;
+  const cpu = (r: TargetResult) => r.saturation.cpuUs!.median;
   const cpuRatio = cpu(full) / cpu(hello);
   const ioRatio = cpu(full) / cpu(io);
   const runtimeRow = (label: string, m: Measured) => {
