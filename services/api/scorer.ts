@@ -117,7 +117,7 @@ export class Scorer {
     const input = { evidence, context, contextId: req.context_id, degraded };
     const scored = score({ ...input, version });
     // The silent challenger: same evidence, its own version; only the audit row sees it.
-    const challengerScored = challenger ? score({ ...input, version: challenger }) : undefined;
+    const challengerScored = challenger ? scoreChallenger({ ...input, version: challenger }) : undefined;
     const shadowScored = shadowVersion ? score({ ...input, version: shadowVersion }) : undefined;
 
     const nowMs = Date.now();
@@ -168,6 +168,14 @@ export class Scorer {
     this.deps.remember?.(principal.org.org_id, scoreId, { scored_at_ms: nowMs, subject: req.subject });
     return { body, durable: this.deps.publish(scoreId, record, principal.org.org_id) };
   }
+}
+
+/**
+ * The silent challenger's scoring: a function of its own only so that a CPU profile tells its cost
+ * from the default version's (loadtest/profile-stages.ts), the engine being the same code.
+ */
+function scoreChallenger(input: Parameters<typeof score>[0]): ReturnType<typeof score> {
+  return score(input);
 }
 
 /** How many ledger reports counted, for explain; only where the tier consulted the ledger and it answered. */

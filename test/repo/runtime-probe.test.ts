@@ -1,0 +1,28 @@
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { PROBE_ARGS, readProbes, resetProbes } from '../../loadtest/runtime-stats.ts';
+
+// `npm run bench` names a tail's cause from this probe: a blocked loop and collected garbage show.
+describe('the runtime probe the bench preloads into the API nodes', () => {
+  it('reports a 40 ms stall of the event loop, GC pauses and RSS over the window it was asked for', async () => {
+    const busy =
+      'setInterval(() => { const t = Date.now(); while (Date.now() - t < 40); globalThis.junk = new Array(2e5).fill({}); }, 200)';
+    const child = spawn(process.execPath, [...PROBE_ARGS, '-e', busy], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    try {
+      await sleep(300);
+      await resetProbes([child]);
+      await sleep(1500);
+      const [stats] = await readProbes([child]);
+      expect(stats!.loopDelayMaxMs).toBeGreaterThanOrEqual(30);
+      expect(stats!.loopDelayP50Ms).toBeLessThan(stats!.loopDelayMaxMs);
+      expect(stats!.gcCount).toBeGreaterThan(0);
+      expect(stats!.gcMaxMs).toBeLessThanOrEqual(stats!.gcTotalMs);
+      expect(stats!.rssMb).toBeGreaterThan(10);
+    } finally {
+      child.kill();
+    }
+  });
+});
