@@ -61,8 +61,25 @@ const envSchema = z.object({
    */
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(16).default(1),
   KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().min(1).max(16).default(1),
-  /** `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. */
-  CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
+  /**
+   * `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. A comma
+   * list names several nodes of a cluster: the client asks the first and fails over in order.
+   */
+  CLICKHOUSE_URL: z
+    .string()
+    .default('http://127.0.0.1:8123')
+    .refine(
+      (s) => s.split(',').every((u) => z.url({ protocol: /^https?$/ }).safeParse(u.trim()).success),
+      'expected http(s) URLs, comma-separated',
+    ),
+  /**
+   * Cluster of the ClickHouse servers (`remote_servers`), e.g. `frs`: migrations then run ON
+   * CLUSTER with Replicated tables behind Distributed ones. Unset: one server.
+   */
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
   CLICKHOUSE_DATABASE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)

@@ -1,15 +1,27 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { Config } from '../config.ts';
+import type { Resources } from '../lifecycle.ts';
+import { failoverClient } from './clickhouse-failover.ts';
 
 export type { ClickHouseClient };
 
+/** A client per node of `url` (a comma list of a cluster's nodes, or one server). */
+export function clickHouseNodes(url: string, opts: { requestTimeoutMs?: number } = {}): ClickHouseClient[] {
+  return url.split(',').map((u) =>
+    createClient({
+      url: u.trim(),
+      request_timeout: opts.requestTimeoutMs ?? 30_000,
+      // ClickHouse 18.16 (the Debian server of the dev machines) rejects some settings newer
+      // clients send by default; keep the wire plain so one client speaks to both.
+      compression: { request: false, response: false },
+    }),
+  );
+}
+
+/** `url`: one node, or a comma list of a cluster's nodes, asked in order (failoverClient). */
 export function createClickHouse(url: string, opts: { requestTimeoutMs?: number } = {}): ClickHouseClient {
-  return createClient({
-    url,
-    request_timeout: opts.requestTimeoutMs ?? 30_000,
-    // ClickHouse 18.16 (the Debian server of the dev machines) rejects some settings newer
-    // clients send by default; keep the wire plain so one client speaks to both.
-    compression: { request: false, response: false },
-  });
+  const clients = clickHouseNodes(url, opts);
+  return clients.length === 1 ? clients[0]! : failoverClient(clients);
 }
 
 /** `major.minor` of the server, read once so callers can use features newer servers have (TTL). */
@@ -18,4 +30,18 @@ export async function serverVersion(ch: ClickHouseClient): Promise<[number, numb
   const [row] = await rs.json<{ v: string }>();
   const [major, minor] = (row?.v ?? '0.0').split('.').map(Number);
   return [major ?? 0, minor ?? 0];
+}
+
+/**
+ * On a cluster (CLICKHOUSE_CLUSTER), a client per node of CLICKHOUSE_URL for reads that must be
+ * able to reach every replica (ScoreHistory), each registered to be closed; none on one server.
+ */
+export function clusterReplicas(
+  cfg: Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_CLUSTER'>,
+  resources: Resources,
+): ClickHouseClient[] {
+  if (!cfg.CLICKHOUSE_CLUSTER) return [];
+  return clickHouseNodes(cfg.CLICKHOUSE_URL).map((c, i) =>
+    resources.add('clients', `clickhouse-node-${i + 1}`, c, (n) => n.close()),
+  );
 }
