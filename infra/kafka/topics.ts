@@ -65,6 +65,30 @@ export interface TopicsReport {
 const TOPIC_RESOURCE = kafkajs.ConfigResourceTypes.TOPIC;
 const TOPIC_OVERRIDE = kafkajs.ConfigSource.TOPIC_CONFIG;
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Until every partition of `topics` has a leader. kafkajs's own wait (createTopics'
+ * waitForLeaders) gives up when a broker of a fresh multi-broker cluster does not know a new
+ * topic yet (UNKNOWN_TOPIC_OR_PARTITION), which is only metadata still propagating.
+ */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ready = await admin.fetchTopicMetadata({ topics }).then(
+      (m) => m.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)),
+      (err: unknown) => {
+        if (Date.now() > deadline) throw err;
+        return false;
+      },
+    );
+    if (ready) return;
+    if (Date.now() > deadline)
+      throw new Error(`topics without leaders after ${timeoutMs} ms: ${topics.join(', ')}`);
+    await sleep(200);
+  }
+}
+
 async function topicStates(admin: Admin, topics: string[]): Promise<Map<string, TopicState>> {
   if (topics.length === 0) return new Map();
   const metadata = await admin.fetchTopicMetadata({ topics });
@@ -103,7 +127,13 @@ export async function ensureTopics(
   try {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t.topic));
-    if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+    if (missing.length > 0) {
+      await admin.createTopics({ topics: missing, waitForLeaders: false });
+      await waitForLeaders(
+        admin,
+        missing.map((t) => t.topic),
+      );
+    }
     const present = topics.filter((t) => existing.has(t.topic));
     const states = await topicStates(
       admin,
