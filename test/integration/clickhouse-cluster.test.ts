@@ -51,14 +51,14 @@ beforeAll(async () => {
   // A node that does not answer first in the list: every call fails over to the next.
   ch = createClickHouse(['http://127.0.0.1:1', ...cluster.urls].join(','), { requestTimeoutMs: 120_000 });
   nodes = clickHouseNodes(cluster.urls.join(','));
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   if (!cluster) return;
   await ch.command({ query: `DROP DATABASE IF EXISTS ${DB} ON CLUSTER ${CLUSTER}` }).catch(() => undefined);
   await Promise.all([ch, ...nodes].map((c) => c.close()));
   await cluster.release();
-});
+}, 120_000);
 
 describe('ClickHouse cluster mode (2 shards x 2 replicas)', () => {
   it('migrates ON CLUSTER and records each migration once for every node', async (ctx) => {
