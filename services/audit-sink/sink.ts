@@ -156,24 +156,10 @@ export async function insertSlice(
   target: Pick<SinkStream, 'table' | 'derived'>,
   slice: readonly { row: object; record: unknown }[],
 ): Promise<void> {
-  // On a cluster the tables are Distributed: the insert returns once every shard's replica has
-  // its rows, not when they are queued on this node, so offsets move on only past stored rows.
-  // A single server has no Distributed table and ignores the setting.
-  const settings = { insert_distributed_sync: 1 } as const;
-  await ch.insert({
-    table: target.table,
-    values: slice.map((r) => r.row),
-    format: 'JSONEachRow',
-    clickhouse_settings: settings,
-  });
+  await ch.insert({ table: target.table, values: slice.map((r) => r.row), format: 'JSONEachRow' });
   const derived = target.derived?.rows(slice.map((r) => r.record));
   if (derived && derived.length > 0) {
-    await ch.insert({
-      table: target.derived!.table,
-      values: derived,
-      format: 'JSONEachRow',
-      clickhouse_settings: settings,
-    });
+    await ch.insert({ table: target.derived!.table, values: derived, format: 'JSONEachRow' });
   }
 }
 

@@ -14,6 +14,11 @@ export function clickHouseNodes(url: string, opts: { requestTimeoutMs?: number }
       // ClickHouse 18.16 (the Debian server of the dev machines) rejects some settings newer
       // clients send by default; keep the wire plain so one client speaks to both.
       compression: { request: false, response: false },
+      // On a cluster (CLICKHOUSE_CLUSTER) the tables are Distributed: an insert returns once every
+      // shard's replica stored its rows, not when they are queued on the node asked, so the sink
+      // commits offsets and the CLI reports a withdrawal only past stored rows. One server has no
+      // Distributed table and ignores it.
+      clickhouse_settings: { insert_distributed_sync: 1 },
     }),
   );
 }
