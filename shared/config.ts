@@ -54,8 +54,32 @@ const envSchema = z.object({
    * the compose deployment's own CA (infra/ops/kafka/make-ca.sh); unset: the system's CAs.
    */
   KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
-  /** `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. */
-  CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
+  /**
+   * Replicas of each topic `infra/kafka/topics.ts` creates, and how many must hold a record before
+   * an acks=all write (every producer here) succeeds: 1/1 on the one local broker, 3/2 on a
+   * three-broker cluster, so one broker may be down without refusing writes.
+   */
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(16).default(1),
+  KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().min(1).max(16).default(1),
+  /**
+   * `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. A comma
+   * list names several nodes of a cluster: the client asks the first and fails over in order.
+   */
+  CLICKHOUSE_URL: z
+    .string()
+    .default('http://127.0.0.1:8123')
+    .refine(
+      (s) => s.split(',').every((u) => z.url({ protocol: /^https?$/ }).safeParse(u.trim()).success),
+      'expected http(s) URLs, comma-separated',
+    ),
+  /**
+   * Cluster of the ClickHouse servers (`remote_servers`), e.g. `frs`: migrations then run ON
+   * CLUSTER with Replicated tables behind Distributed ones. Unset: one server.
+   */
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
   CLICKHOUSE_DATABASE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
@@ -168,6 +192,13 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
       code: 'custom',
       path: ['KAFKA_SASL_MECHANISM'],
       message: 'needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    });
+  }
+  if (c.KAFKA_MIN_INSYNC_REPLICAS > c.KAFKA_REPLICATION_FACTOR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['KAFKA_MIN_INSYNC_REPLICAS'],
+      message: 'above KAFKA_REPLICATION_FACTOR: every acks=all write would be refused',
     });
   }
   // A CA without TLS would be ignored, and the operator would believe the brokers verified.

@@ -5,12 +5,17 @@
  * the database name. Applied versions are recorded in `{db}.schema_migrations`, so a second run is a
  * no-op. A statement preceded by `-- requires: ttl` runs only on servers that support TTL
  * (19.6+); 18.16 relies on the retention job instead.
+ *
+ * With a cluster name (CLICKHOUSE_CLUSTER) every statement runs ON CLUSTER in its cluster form
+ * (cluster-ddl.ts: Replicated tables behind Distributed ones), and the ledger is one replicated
+ * table every node shares, so a migration is recorded once for the whole cluster.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.ts';
 import { createClickHouse, serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { AppliedMigrationRow, readRows } from '../../shared/clickhouse/rows.ts';
+import { clusterStatements } from './cluster-ddl.ts';
 
 const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations');
 
@@ -35,15 +40,31 @@ export async function loadMigrations(db: string): Promise<Migration[]> {
   return out;
 }
 
-export async function migrate(ch: ClickHouseClient, db: string, log = (m: string) => console.error(m)) {
+/** The migrations ledger: on a cluster, one replica group of all nodes (no {shard} in its path). */
+function ledgerTable(db: string, cluster: string | undefined): string {
+  const columns = '(version UInt32, name String, applied_at DateTime DEFAULT now())';
+  if (!cluster)
+    return `CREATE TABLE IF NOT EXISTS ${db}.schema_migrations ${columns} ENGINE = MergeTree ORDER BY version`;
+  return (
+    `CREATE TABLE IF NOT EXISTS ${db}.schema_migrations ON CLUSTER ${cluster} ${columns} ` +
+    `ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/${db}/schema_migrations', '{replica}') ORDER BY version`
+  );
+}
+
+export async function migrate(
+  ch: ClickHouseClient,
+  db: string,
+  log = (m: string) => console.error(m),
+  cluster?: string,
+) {
   const [major, minor] = await serverVersion(ch);
   const supportsTtl = major > 19 || (major === 19 && minor >= 6);
-  await ch.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}` });
   await ch.command({
-    query: `CREATE TABLE IF NOT EXISTS ${db}.schema_migrations (
-      version UInt32, name String, applied_at DateTime DEFAULT now()
-    ) ENGINE = MergeTree ORDER BY version`,
+    query: `CREATE DATABASE IF NOT EXISTS ${db}${cluster ? ` ON CLUSTER ${cluster}` : ''}`,
   });
+  await ch.command({ query: ledgerTable(db, cluster) });
+  // Another node may have recorded a migration this replica has not fetched yet.
+  if (cluster) await ch.command({ query: `SYSTEM SYNC REPLICA ${db}.schema_migrations` });
   const rs = await ch.query({ query: `SELECT version FROM ${db}.schema_migrations`, format: 'JSONEachRow' });
   const applied = new Set((await readRows(rs, AppliedMigrationRow)).map((r) => r.version));
   let count = 0;
@@ -51,7 +72,8 @@ export async function migrate(ch: ClickHouseClient, db: string, log = (m: string
     if (applied.has(m.version)) continue;
     for (const s of m.statements) {
       if (s.requiresTtl && !supportsTtl) continue;
-      await ch.command({ query: s.sql });
+      const statements = cluster ? clusterStatements(s.sql, { cluster, database: db }) : [s.sql];
+      for (const query of statements) await ch.command({ query });
     }
     await ch.insert({
       table: `${db}.schema_migrations`,
@@ -68,7 +90,7 @@ if (import.meta.main) {
   const cfg = loadConfig();
   const ch = createClickHouse(cfg.CLICKHOUSE_URL);
   try {
-    const n = await migrate(ch, cfg.CLICKHOUSE_DATABASE);
+    const n = await migrate(ch, cfg.CLICKHOUSE_DATABASE, undefined, cfg.CLICKHOUSE_CLUSTER);
     console.error(`[stack] clickhouse schema up to date (${n} migration(s) applied)`);
   } finally {
     await ch.close();

@@ -14,7 +14,7 @@ import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
 import { ledgerVotesKey } from '../../shared/capabilities/ledger-votes.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
-import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
@@ -228,7 +228,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       )
       .finally(() => (warmedUp = true));
 
-    const history = new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE);
+    const history = new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE, clusterReplicas(cfg, resources));
     // Explain and outcome reports share the bound on ClickHouse lookups of cache misses.
     const lookups = new HistoryLookups(
       cfg.EXPLAIN_LOOKUPS_MAX,

@@ -134,7 +134,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * and, for scores, the rows a second table derives from the same records (inserted after the
  * first, before offsets move on).
  */
-interface SinkStream {
+export interface SinkStream {
   table: string;
   dlq: string;
   row: (message: KafkaMessage) => { ok: true; row: object; record: unknown } | { ok: false; reason: string };
@@ -143,6 +143,24 @@ interface SinkStream {
 
 function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
   return d.ok ? { ok: true as const, row: toRowFn(d.record), record: d.record as unknown } : d;
+}
+
+/**
+ * Inserts rows already stamped with their batch's inserted_at, then the rows derived from their
+ * records: the same slice always becomes the same bytes, so a retry after a timeout that did
+ * reach ClickHouse is dropped by a replicated table's block deduplication, and one that is not
+ * (a re-delivery after a restart, a journal replay) collapses under FINAL by the table's key.
+ */
+export async function insertSlice(
+  ch: ClickHouseClient,
+  target: Pick<SinkStream, 'table' | 'derived'>,
+  slice: readonly { row: object; record: unknown }[],
+): Promise<void> {
+  await ch.insert({ table: target.table, values: slice.map((r) => r.row), format: 'JSONEachRow' });
+  const derived = target.derived?.rows(slice.map((r) => r.record));
+  if (derived && derived.length > 0) {
+    await ch.insert({ table: target.derived!.table, values: derived, format: 'JSONEachRow' });
+  }
 }
 
 /**
@@ -214,11 +232,15 @@ export class AuditSink {
 
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
     const stream = this.streams[batch.topic]!;
+    // Set here, not left to the column DEFAULT: 18.16 fills columns a JSONEachRow row omits with
+    // the type's zero, not with the DEFAULT expression. Once per batch, not per attempt, so a
+    // retried insert sends the same bytes and a replicated table drops it as a duplicate block.
+    const insertedAt = Math.floor(Date.now() / 1000);
     const rows: { row: object; record: unknown; message: KafkaMessage }[] = [];
     const bad: DeadLetter[] = [];
     for (const message of batch.messages) {
       const d = stream.row(message);
-      if (d.ok) rows.push({ row: d.row, record: d.record, message });
+      if (d.ok) rows.push({ row: { ...d.row, inserted_at: insertedAt }, record: d.record, message });
       else bad.push({ message, reason: d.reason, stage: 'decode' });
     }
     await this.deadLetter(batch.topic, batch.partition, bad);
@@ -226,18 +248,7 @@ export class AuditSink {
     let backoff = 100;
     const refused = await insertSplitting(rows, {
       insert: async (slice) => {
-        // Set here, not left to the column DEFAULT: 18.16 fills columns a JSONEachRow row omits
-        // with the type's zero, not with the DEFAULT expression.
-        const insertedAt = Math.floor(Date.now() / 1000);
-        await this.ch.insert({
-          table: stream.table,
-          values: slice.map((r) => ({ ...r.row, inserted_at: insertedAt })),
-          format: 'JSONEachRow',
-        });
-        const derived = stream.derived && stream.derived.rows(slice.map((r) => r.record));
-        if (derived && derived.length > 0) {
-          await this.ch.insert({ table: stream.derived!.table, values: derived, format: 'JSONEachRow' });
-        }
+        await insertSlice(this.ch, stream, slice);
         this.inserted += slice.length;
         backoff = 100;
       },

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { ScoreHistory } from '../../shared/audit/history.ts';
-import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { createTimedServer } from '../../shared/http-server.ts';
@@ -76,7 +76,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         activity: new ActivityStore(redis),
         explain: {
           recent: new ExplainCache(redisExplain, log),
-          history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE),
+          history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE, clusterReplicas(cfg, resources)),
           // The API's bound on ClickHouse lookups, per portal process: ClickHouse serves the sink too.
           acquire: (org) => lookups.acquire(org),
         },

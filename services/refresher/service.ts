@@ -64,7 +64,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
       const capabilities = configuredCapabilities(cfg);
       const jobs: RefresherJob[] = [
         ...capabilityModels(capabilities).map((cap) => capabilityJob(cap, refreshDeps)),
-        retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, log }),
+        retentionJob({ ch, database: cfg.CLICKHOUSE_DATABASE, cluster: cfg.CLICKHOUSE_CLUSTER, log }),
       ];
 
       const queue = resources.add(

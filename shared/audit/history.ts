@@ -21,14 +21,21 @@ export function retainedUntil(scoredAtMs: number): Date {
   return d;
 }
 
-/** Reads stored scores from ClickHouse. */
+/**
+ * Reads stored scores from ClickHouse. On a cluster, `replicas` holds a client per node: the
+ * Distributed read asks one replica of the score's shard, which may not have fetched a part its
+ * twin just took, so a score it misses is looked up in each node's own replica (`scores_local`)
+ * before it is called unknown.
+ */
 export class ScoreHistory {
   private readonly ch: ClickHouseClient;
   private readonly table: string;
+  private readonly replicas: readonly ClickHouseClient[];
 
-  constructor(ch: ClickHouseClient, database: string) {
+  constructor(ch: ClickHouseClient, database: string, replicas: readonly ClickHouseClient[] = []) {
     this.ch = ch;
     this.table = `${quoteIdent(database)}.scores`;
+    this.replicas = replicas;
   }
 
   /**
@@ -39,9 +46,26 @@ export class ScoreHistory {
     const ms = scoreIdTime(scoreId);
     if (ms === null) return null;
     const sec = Math.floor(ms / 1000);
-    const rs = await this.ch.query({
+    const found = await this.lookup(this.ch, this.table, orgId, sec, scoreId);
+    if (found || this.replicas.length === 0) return found;
+    for (const replica of this.replicas) {
+      // A node that does not answer is skipped: its shard's other replica is asked too.
+      const local = await this.lookup(replica, `${this.table}_local`, orgId, sec, scoreId).catch(() => null);
+      if (local) return local;
+    }
+    return null;
+  }
+
+  private async lookup(
+    ch: ClickHouseClient,
+    table: string,
+    orgId: string,
+    sec: number,
+    scoreId: string,
+  ): Promise<StoredScore | null> {
+    const rs = await ch.query({
       query: `SELECT score_id, org_id, scored_at_ms, request_json, response_json, evidence_json
-              FROM ${this.table}
+              FROM ${table}
               WHERE org_id = ${quote(orgId)} AND scored_at = toDateTime(${sec}) AND score_id = ${quote(scoreId)}
               LIMIT 1`,
       format: 'JSONEachRow',

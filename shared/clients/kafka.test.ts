@@ -22,3 +22,16 @@ describe('TLS of the Kafka clients', () => {
     expect(() => loadConfig({ KAFKA_SSL_CA_FILE: ca })).toThrow(/KAFKA_SSL_CA_FILE: needs KAFKA_SSL=true/);
   });
 });
+
+describe('durability of the topics', () => {
+  it('defaults to one replica and refuses a min ISR above the replication factor', () => {
+    expect(loadConfig({})).toMatchObject({ KAFKA_REPLICATION_FACTOR: 1, KAFKA_MIN_INSYNC_REPLICAS: 1 });
+    expect(loadConfig({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' })).toMatchObject({
+      KAFKA_REPLICATION_FACTOR: 3,
+      KAFKA_MIN_INSYNC_REPLICAS: 2,
+    });
+    expect(() => loadConfig({ KAFKA_MIN_INSYNC_REPLICAS: '2' })).toThrow(
+      /KAFKA_MIN_INSYNC_REPLICAS: above KAFKA_REPLICATION_FACTOR/,
+    );
+  });
+});

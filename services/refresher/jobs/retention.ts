@@ -23,18 +23,24 @@ export type RetainedTable = 'scores' | 'outcomes' | 'scored_subjects' | 'outcome
 
 /**
  * Drops the partitions of `{db}.{table}` older than the oldest kept month. Works on every server
- * version (18.16 has no TTL); idempotent, so a re-run or a run on two workers is harmless.
+ * version (18.16 has no TTL); idempotent, so a re-run or a run on two workers is harmless. On a
+ * cluster (`cluster` set) the rows live in `{table}_local` on every shard: its parts are read
+ * through the `cluster()` table function (one replica per shard: the replicas of a shard hold
+ * the same partitions) and dropped ON CLUSTER, which each shard's replicas replicate.
  */
 export async function dropExpiredPartitions(
   ch: ClickHouseClient,
   database: string,
   now = new Date(),
   table: RetainedTable = 'scores',
+  cluster?: string,
 ) {
   const db = quoteIdent(database);
+  const stored = cluster ? `${table}_local` : table;
+  const parts = cluster ? `cluster(${quote(cluster)}, system, parts)` : 'system.parts';
   const rs = await ch.query({
-    query: `SELECT DISTINCT partition FROM system.parts
-            WHERE database = ${quote(database)} AND table = ${quote(table)} AND active`,
+    query: `SELECT DISTINCT partition FROM ${parts}
+            WHERE database = ${quote(database)} AND table = ${quote(stored)} AND active`,
     format: 'JSONEachRow',
   });
   const keep = oldestKeptPartition(now);
@@ -42,14 +48,17 @@ export async function dropExpiredPartitions(
     .map((r) => r.partition)
     .filter((p) => /^\d{6}$/.test(p) && Number(p) < keep)
     .sort();
+  const onCluster = cluster ? ` ON CLUSTER ${quoteIdent(cluster)}` : '';
   for (const p of expired)
-    await ch.command({ query: `ALTER TABLE ${db}.${quoteIdent(table)} DROP PARTITION ${p}` });
+    await ch.command({ query: `ALTER TABLE ${db}.${quoteIdent(stored)}${onCluster} DROP PARTITION ${p}` });
   return { dropped: expired, oldestKept: keep };
 }
 
 export interface RetentionDeps {
   ch: ClickHouseClient;
   database: string;
+  /** CLICKHOUSE_CLUSTER: the tables are Replicated `_local` ones behind Distributed ones. */
+  cluster?: string | undefined;
   log: Logger;
 }
 
@@ -60,13 +69,13 @@ export function retentionJob(deps: RetentionDeps): RefresherJob {
     repeat: { pattern: '17 3 * * *', tz: 'UTC' },
     run: async () => {
       const now = new Date();
+      const drop = (table: RetainedTable) =>
+        dropExpiredPartitions(deps.ch, deps.database, now, table, deps.cluster);
       const result = {
-        ...(await dropExpiredPartitions(deps.ch, deps.database, now)),
-        outcomesDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'outcomes')).dropped,
-        scoredSubjectsDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'scored_subjects'))
-          .dropped,
-        withdrawalsDropped: (await dropExpiredPartitions(deps.ch, deps.database, now, 'outcome_withdrawals'))
-          .dropped,
+        ...(await drop('scores')),
+        outcomesDropped: (await drop('outcomes')).dropped,
+        scoredSubjectsDropped: (await drop('scored_subjects')).dropped,
+        withdrawalsDropped: (await drop('outcome_withdrawals')).dropped,
       };
       deps.log.info(result, 'audit retention: expired partitions dropped');
       return result;
