@@ -10,6 +10,7 @@ import { authRoutes, signoutRoute } from './routes/auth.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
 import { keysRoutes } from './routes/keys.ts';
+import type { FlashStore } from './flash.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigninLimit } from './signin-limit.ts';
 import { messagePage } from './views/layout.ts';
@@ -18,6 +19,7 @@ export interface PortalAppDeps {
   log: Logger;
   users: UserStore;
   sessions: SessionStore;
+  flash: FlashStore;
   limit: SigninLimit;
   orgs: OrgStore;
   activity: ActivityStore;
@@ -69,7 +71,7 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(requireSession(deps.sessions, deps.orgs));
   app.post(/.*/, requireCsrf);
   app.use(signoutRoute(deps.sessions));
-  app.use(keysRoutes(deps.orgs));
+  app.use(keysRoutes(deps.orgs, deps.flash));
   app.use(activityRoutes(deps));
   app.use((_req: Request, res: Response) => {
     res

@@ -19,6 +19,7 @@ import { logClientErrors } from '../../shared/http-client-errors.ts';
 import { ActivityFeed, ActivityStore } from './activity.ts';
 import { buildPortalApp } from './app.ts';
 import type { PortalConfig } from '../../shared/portal/config.ts';
+import { FlashStore } from './flash.ts';
 import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
 
@@ -67,6 +68,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         log,
         users: new UserStore(redis),
         sessions: new SessionStore(redis, cfg.PORTAL_SESSION_IDLE_S),
+        flash: new FlashStore(redis),
         limit: new SigninLimit(redis, {
           maxPerEmail: cfg.PORTAL_SIGNIN_MAX_PER_EMAIL,
           maxPerIp: cfg.PORTAL_SIGNIN_MAX_PER_IP,

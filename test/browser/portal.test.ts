@@ -95,9 +95,15 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(await row.textContent()).not.toContain(apiKey);
     expect(await row.locator('td.last-used').textContent()).toBe('never');
     await page.screenshot({ path: `${SHOTS}/keys-created.png`, fullPage: true });
-    // Shown once: the list never has it again.
-    await page.goto(`${portal.url}/keys`);
+    // POST-redirect-GET: the key was shown on a GET page, so a reload (or back, then forward)
+    // creates no second key and does not show this one again.
+    expect(page.url()).toBe(`${portal.url}/keys`);
+    await page.reload();
     expect(await page.content()).not.toContain(apiKey);
+    await page.goBack();
+    await page.goForward();
+    expect(((await admin('key', 'list', '--org', a.orgId)).keys as unknown[]).length).toBe(1);
+    expect(await page.locator('#keys tbody tr[data-key-id]').count()).toBe(1);
 
     // Activity: open the page, then score; the row appears without a reload, within 2 s of the 200.
     await page.goto(`${portal.url}/activity`);
@@ -207,7 +213,8 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.waitForURL(`**/keys/${keyId}/revoke`);
     expect(await page.locator('main').innerText()).toContain('cannot be undone');
     await page.click('#confirm-revoke');
-    await page.waitForURL('**/keys?revoked=*');
+    await page.waitForURL('**/keys');
+    expect(await page.textContent('p.notice')).toContain('is revoked');
     expect(await page.locator(`tr[data-key-id="${keyId}"] td.status`).textContent()).toBe('revoked');
     // The bound the portal promises: within a second every node refuses (waitFor fails past it).
     await waitFor(
@@ -258,7 +265,9 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     const keys = await admin('key', 'list', '--org', a.orgId);
     expect(keys.keys).toEqual([]);
     // The same request with the token works: the refusal was the token's doing.
-    expect((await post(csrf)).status).toBe(201);
+    const created = await post(csrf);
+    expect(created.status).toBe(303);
+    expect(created.headers.get('location')).toBe('/keys');
     expect(((await admin('key', 'list', '--org', a.orgId)).keys as unknown[]).length).toBe(1);
 
     // Without a session nothing changes either, whatever the token.

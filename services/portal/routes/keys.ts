@@ -1,29 +1,17 @@
 import { Router, type Response } from 'express';
 import { KeyLimitError } from '../../../shared/orgs/key-quota.ts';
 import { KEY_LABEL, type OrgStore } from '../../../shared/orgs/store.ts';
-import { keysPage, revokePage, type KeysView } from '../views/keys.ts';
+import type { FlashStore } from '../flash.ts';
+import { keysPage, revokePage } from '../views/keys.ts';
 import { messagePage } from '../views/layout.ts';
-import { field, sessionOf } from './guard.ts';
+import { field, sessionOf, sidOf } from './guard.ts';
 
-/** The Keys page: list, create (the clear key shown once), revoke with a confirmation. */
-export function keysRoutes(orgs: OrgStore): Router {
+/**
+ * The Keys page: list, create (the clear key shown once), revoke with a confirmation. Every POST
+ * answers 303 to GET /keys with a one-time message, so a reload or "back" repeats nothing.
+ */
+export function keysRoutes(orgs: OrgStore, flash: FlashStore): Router {
   const router = Router();
-
-  async function render(
-    res: Response,
-    status: number,
-    extra: Omit<KeysView, 'keys' | 'lastUsed' | 'maxActive'> = {},
-  ) {
-    const session = sessionOf(res);
-    const [keys, lastUsed] = await Promise.all([
-      orgs.listKeys(session.org_id),
-      orgs.keysLastUsed(session.org_id),
-    ]);
-    res
-      .status(status)
-      .type('html')
-      .send(keysPage(session, { keys, lastUsed, maxActive: orgs.quota.max, ...extra }).value);
-  }
 
   /** A key of the session's organisation, or null: other organisations' keys do not exist here. */
   async function ownKey(res: Response, keyId: string) {
@@ -37,26 +25,36 @@ export function keysRoutes(orgs: OrgStore): Router {
       .type('html')
       .send(messagePage('No such key', 'Your organisation has no such key.', sessionOf(res)).value);
 
-  router.get('/keys', async (req, res) => {
-    const revoked = typeof req.query.revoked === 'string' ? req.query.revoked : undefined;
-    const key = revoked ? await ownKey(res, revoked) : null;
-    await render(
-      res,
-      200,
-      key ? { notice: `Key ${key.label || key.key_id} (${key.key_id}) is revoked.` } : {},
-    );
+  router.get('/keys', async (_req, res) => {
+    const session = sessionOf(res);
+    const [keys, lastUsed, message] = await Promise.all([
+      orgs.listKeys(session.org_id),
+      orgs.keysLastUsed(session.org_id),
+      flash.take(sidOf(res)),
+    ]);
+    res.type('html').send(keysPage(session, { keys, lastUsed, maxActive: orgs.quota.max, ...message }).value);
   });
 
   router.post('/keys', async (req, res) => {
-    const label = KEY_LABEL.safeParse(field(req, 'label', 1024) ?? '');
-    if (!label.success) return render(res, 422, { error: `Label: ${label.error.issues[0]!.message}.` });
+    const typed = field(req, 'label', 1024) ?? '';
+    const label = KEY_LABEL.safeParse(typed);
+    const back = async (message: Parameters<FlashStore['put']>[1]) => {
+      await flash.put(sidOf(res), message);
+      res.redirect(303, '/keys');
+    };
+    if (!label.success)
+      return back({
+        error: `Label: ${label.error.issues[0]!.message}.`,
+        field: { name: 'label', value: typed.slice(0, 200) },
+      });
     try {
       const created = await orgs.createKey(sessionOf(res).org_id, label.data);
-      await render(res, 201, { created: { ...created, label: label.data } });
+      await back({ created: { ...created, label: label.data } });
     } catch (err) {
       if (!(err instanceof KeyLimitError)) throw err;
-      await render(res, 409, {
+      await back({
         error: `Your organisation already has ${err.max} active keys, the most it may hold. Revoke a key it no longer uses to create another.`,
+        field: { name: 'label', value: label.data },
       });
     }
   });
@@ -72,7 +70,8 @@ export function keysRoutes(orgs: OrgStore): Router {
     if (!key) return notFound(res);
     // The store publishes the revocation; every API node drops the key within a second.
     await orgs.revokeKey(key.key_id);
-    res.redirect(303, `/keys?revoked=${encodeURIComponent(key.key_id)}`);
+    await flash.put(sidOf(res), { notice: `Key ${key.label || key.key_id} (${key.key_id}) is revoked.` });
+    res.redirect(303, '/keys');
   });
 
   return router;

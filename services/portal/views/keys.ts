@@ -16,6 +16,8 @@ export interface KeysView {
   created?: { key_id: string; api_key: string; label: string };
   notice?: string;
   error?: string;
+  /** The field an error is about, with what was typed. */
+  field?: { name: string; value: string };
 }
 
 function createdPanel(c: NonNullable<KeysView['created']>): SafeHtml {
@@ -58,7 +60,13 @@ export function keysPage(session: Session & { orgName?: string }, v: KeysView): 
       <form method="post" action="/keys" class="card inline-form">
         <input type="hidden" name="_csrf" value="${session.csrf}" />
         <label
-          >Label <input name="label" maxlength="64" placeholder="e.g. checkout service" required
+          >Label
+          <input
+            name="label"
+            maxlength="64"
+            placeholder="e.g. checkout service"
+            required
+            value="${v.field?.value ?? ''}"
         /></label>
         <button type="submit">Create key</button>
       </form>
