@@ -128,6 +128,49 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(await page.textContent('#usage-rate')).toContain('50 requests/s');
     await page.screenshot({ path: `${SHOTS}/activity.png`, fullPage: true });
 
+    // While scores flow, the rows already shown are left alone: a row the user selected and the
+    // link they focused stay selected and focused while 20 more scores arrive above them.
+    await scoreRow.locator('a').focus();
+    await page.evaluate((id) => {
+      const row = document.querySelector(`tr[data-score-id="${id}"]`)!;
+      (row as HTMLElement & { marked?: boolean }).marked = true;
+      document.getSelection()!.selectAllChildren(row);
+    }, score.score_id);
+    for (let i = 0; i < 20; i++)
+      expect(
+        (await scoreCall(apis[i % 2]!.url, apiKey, { subject: { ip_address: '81.2.69.142' } })).status,
+      ).toBe(200);
+    await waitFor(
+      '20 more rows on the Activity page',
+      async () => (await page.locator('#activity tbody tr').count()) === 21,
+      5_000,
+    );
+    const kept = await page.evaluate((id) => {
+      const row = document.querySelector(`tr[data-score-id="${id}"]`) as HTMLElement & { marked?: boolean };
+      return {
+        sameRow: row.marked === true,
+        focused: row.contains(document.activeElement),
+        selected: document.getSelection()!.toString(),
+      };
+    }, score.score_id);
+    expect(kept.sameRow).toBe(true);
+    expect(kept.focused).toBe(true);
+    expect(kept.selected).toContain(score.score_id);
+    expect(await page.locator('#activity tbody tr').first().getAttribute('data-score-id')).not.toBe(
+      score.score_id,
+    );
+    // Paused, no row arrives; resumed, it does.
+    expect(await page.textContent('#live-status')).toContain('Live');
+    await page.click('#live-toggle');
+    expect(await page.getAttribute('#live-toggle', 'aria-pressed')).toBe('true');
+    const whilePaused = ScoreResponse.parse(
+      await (await scoreCall(apis[0]!.url, apiKey, { subject: { ip_address: '81.2.69.142' } })).json(),
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await page.locator(`tr[data-score-id="${whilePaused.score_id}"]`).count()).toBe(0);
+    await page.click('#live-toggle');
+    await page.locator(`tr[data-score-id="${whilePaused.score_id}"]`).waitFor({ timeout: 2_000 });
+
     await page.goto(`${portal.url}/activity?reveal=1`);
     expect(await page.locator(`tr[data-score-id="${score.score_id}"]`).textContent()).toContain(
       '+447911123456',

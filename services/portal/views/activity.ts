@@ -4,7 +4,7 @@ import type { Org } from '../../../shared/orgs/store.ts';
 import type { ScoreSummary } from '../activity.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
-import { when } from './keys.ts';
+import { num, when } from './format.ts';
 import { layout } from './layout.ts';
 import { maskExplanation, maskSubjectValue } from './subject-mask.ts';
 
@@ -113,6 +113,12 @@ export function activityPage(
         <button type="submit">Apply</button>
       </form>
       ${live ? '' : html`<p class="warning">The live feed is not connected to the score stream yet; new scores appear once it is.</p>`}
+      <div class="live-bar">
+        <p id="live-status" role="status">
+          ${live ? 'Live: new scores appear as they happen.' : 'Waiting for the score stream.'}
+        </p>
+        <button type="button" id="live-toggle" aria-pressed="false" hidden>Pause updates</button>
+      </div>
       <table id="activity" data-live="/activity/live${q ? `?${q}` : ''}">
         <thead>
           <tr>

@@ -2,10 +2,8 @@ import type { KeyRecord } from '../../../shared/orgs/store.ts';
 import { API_KEY_PREFIX } from '../../../shared/orgs/keys.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
+import { when } from './format.ts';
 import { layout } from './layout.ts';
-
-export const when = (ms: number | string | undefined) =>
-  ms === undefined ? 'never' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 
 export interface KeysView {
   keys: KeyRecord[];
