@@ -59,26 +59,33 @@ if (table) {
     if (status && status.textContent !== text) status.textContent = text;
   };
 
-  /** Rows the server sent that this table does not have yet go on top, newest first. */
+  /**
+   * Rows the server sent that this table lacks are inserted where the server's order puts them
+   * (newest first; two API nodes' scores can arrive out of order); rows already shown stay.
+   */
   const merge = (rowsHtml) => {
     const tpl = document.createElement('template');
     tpl.innerHTML = `<table><tbody>${rowsHtml}</tbody></table>`;
     const incoming = [...tpl.content.querySelectorAll('tr[data-score-id]')];
     if (incoming.length === 0) return;
-    const have = new Set([...body.querySelectorAll('tr[data-score-id]')].map((r) => r.dataset.scoreId));
+    const shown = new Map([...body.querySelectorAll('tr[data-score-id]')].map((r) => [r.dataset.scoreId, r]));
     for (const placeholder of body.querySelectorAll('tr:not([data-score-id])')) placeholder.remove();
-    const fresh = [];
-    for (const row of incoming) {
-      if (have.has(row.dataset.scoreId)) break; // the rest are already shown
-      fresh.push(row);
-    }
-    if (fresh.length === 0) return;
     localiseTimes(tpl.content);
-    body.prepend(...fresh);
+    let previous = null;
+    for (const row of incoming) {
+      const existing = shown.get(row.dataset.scoreId);
+      if (existing) {
+        previous = existing;
+        continue;
+      }
+      if (previous) previous.after(row);
+      else body.prepend(row);
+      previous = row;
+    }
     // Keep the list as long as the server's, dropping the oldest rows the user is not on.
     const keep = new Set(incoming.map((r) => r.dataset.scoreId));
     const selection = document.getSelection();
-    for (const row of body.querySelectorAll('tr[data-score-id]')) {
+    for (const row of shown.values()) {
       if (keep.has(row.dataset.scoreId)) continue;
       if (row.contains(document.activeElement) || (selection && selection.containsNode(row, true))) continue;
       row.remove();

@@ -64,20 +64,20 @@ export function usagePanel(u: Usage): SafeHtml {
   return html`<dl class="usage">
     <div>
       <dt>Scores today (UTC)</dt>
-      <dd id="usage-today">${today.total}</dd>
+      <dd id="usage-today">${num(today.total)}</dd>
     </div>
     <div>
       <dt>Band mix today</dt>
       <dd id="usage-bands">
-        ${BANDS.map((b) => html`<span class="band band-${b}">${b} ${today.bands[b] ?? 0}</span> `)}
+        ${BANDS.map((b) => html`<span class="band band-${b}">${b} ${num(today.bands[b] ?? 0)}</span> `)}
       </dd>
     </div>
     <div>
       <dt>Credits ${credits.period}</dt>
       <dd id="usage-credits">
-        ${credits.used} used of ${org.credits}
-        (${remaining >= 0 ? `${remaining} left` : `${graceUsed} of ${org.overdraft} grace used`}; grace
-        ${org.overdraft})
+        ${num(credits.used)} used of ${num(org.credits)}
+        (${remaining >= 0 ? `${num(remaining)} left` : `${num(graceUsed)} of ${num(org.overdraft)} grace used`};
+        grace ${num(org.overdraft)})
       </dd>
     </div>
     <div>
