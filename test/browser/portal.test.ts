@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ScoreResponse } from '../../shared/contract/response.ts';
+import { REASON_CODES, type ReasonCode } from '../../shared/scoring/reason-codes.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { admin, scoreCall } from '../../infra/harness/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
@@ -183,6 +184,25 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     for (const clear of ['+447911123456', '447911123456', '7911123456', '81.2.69.142'])
       expect(masked).not.toContain(clear);
     expect(await page.textContent('#explain-evidence')).toContain('+44••••••••56');
+    // In words: outcome, one row per component explained from the reason-code registry, the
+    // subject resolution as a list; the raw JSON only behind a toggle.
+    expect(await page.textContent('#explain-score')).toBe(String(score.score));
+    expect(await page.textContent('#explain-outcome .band')).toBe(score.band);
+    const components = score.components ?? [];
+    expect(components.length).toBeGreaterThan(0);
+    expect(await page.locator('#explain-components tbody tr[data-component]').count()).toBe(
+      components.length,
+    );
+    for (const c of components) {
+      const row = page.locator(`#explain-components tr[data-component="${c.component}"]`);
+      const text = (await row.innerText()).replace(/\s+/g, ' ');
+      if (c.detail) expect(text).toContain(REASON_CODES[c.detail as ReasonCode]);
+      expect(text).toContain(String(c.contribution));
+    }
+    expect(await page.textContent('#explain-phone')).toContain('+44••••••••56');
+    expect(await page.locator('#explain-evidence').isVisible()).toBe(false);
+    await page.click('details summary');
+    expect(await page.locator('#explain-evidence').isVisible()).toBe(true);
     await page.screenshot({ path: `${SHOTS}/explain.png`, fullPage: true });
     // Revealed, it shows what GET /v1/explain returns.
     await page.goto(`${portal.url}/scores/${score.score_id}?reveal=1`);

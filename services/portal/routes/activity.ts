@@ -10,11 +10,11 @@ import type { ActivityStore } from '../activity.ts';
 import {
   activityPage,
   activityRows,
-  explainPage,
   usagePanel,
   type ActivityFilter,
   type Usage,
 } from '../views/activity.ts';
+import { explainPage } from '../views/explain.ts';
 import { messagePage } from '../views/layout.ts';
 import { sessionOf } from './guard.ts';
 

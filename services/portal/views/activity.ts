@@ -1,12 +1,12 @@
 import { BANDS } from '../../../shared/contract/response.ts';
-import type { Explanation } from '../../../shared/audit/explain.ts';
 import type { Org } from '../../../shared/orgs/store.ts';
 import type { ScoreSummary } from '../activity.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
 import { num, when } from './format.ts';
 import { layout } from './layout.ts';
-import { maskExplanation, maskSubjectValue } from './subject-mask.ts';
+import { maskSubjectValue } from './subject-mask.ts';
+import { bandBadge } from './band.ts';
 
 function subjectCell(s: ScoreSummary['subject'], reveal: boolean): SafeHtml {
   const parts = (['phone_number', 'ip_address'] as const)
@@ -43,7 +43,7 @@ export function activityRows(scores: ScoreSummary[], f: ActivityFilter): SafeHtm
         </td>
         <td>${subjectCell(s.subject, f.reveal)}</td>
         <td class="num">${s.score}</td>
-        <td><span class="band band-${s.band}">${s.band}</span></td>
+        <td>${bandBadge(s.band)}</td>
         <td>${s.action}</td>
         <td>${s.factor ?? html`<span class="muted">—</span>`}</td>
         <td>${s.degraded.length ? s.degraded.join(', ') : html`<span class="muted">none</span>`}</td>
@@ -68,9 +68,7 @@ export function usagePanel(u: Usage): SafeHtml {
     </div>
     <div>
       <dt>Band mix today</dt>
-      <dd id="usage-bands">
-        ${BANDS.map((b) => html`<span class="band band-${b}">${b} ${num(today.bands[b] ?? 0)}</span> `)}
-      </dd>
+      <dd id="usage-bands">${BANDS.map((b) => html`${bandBadge(b)} ${num(today.bands[b] ?? 0)} `)}</dd>
     </div>
     <div>
       <dt>Credits ${credits.period}</dt>
@@ -136,61 +134,6 @@ export function activityPage(
           ${activityRows(scores, f)}
         </tbody>
       </table>`,
-    session,
-  );
-}
-
-const pretty = (v: unknown) => JSON.stringify(v, null, 2);
-
-/** One score's record; its subject masked everywhere on the page unless revealed. */
-export function explainPage(
-  session: Session & { orgName?: string },
-  record: Explanation,
-  reveal: boolean,
-): SafeHtml {
-  const e = reveal ? record : maskExplanation(record);
-  const r = e.response as { score?: number; band?: string; recommended_action?: string };
-  return layout(
-    `Score ${e.score_id}`,
-    html`<p>
-        <a href="/activity${reveal ? '?reveal=1' : ''}">← Activity</a> ·
-        <a href="/scores/${e.score_id}${reveal ? '' : '?reveal=1'}"
-          >${reveal ? 'Mask subject' : 'Reveal subject'}</a
-        >
-      </p>
-      <dl class="usage" id="explain-summary">
-        <div>
-          <dt>Score</dt>
-          <dd>${r.score}</dd>
-        </div>
-        <div>
-          <dt>Band</dt>
-          <dd><span class="band band-${r.band}">${r.band}</span></dd>
-        </div>
-        <div>
-          <dt>Action</dt>
-          <dd>${r.recommended_action}</dd>
-        </div>
-        <div>
-          <dt>Scored at</dt>
-          <dd>${e.scored_at}</dd>
-        </div>
-        <div>
-          <dt>Score version</dt>
-          <dd>${e.score_version}</dd>
-        </div>
-        <div>
-          <dt>Kept until</dt>
-          <dd>${e.retained_until}</dd>
-        </div>
-      </dl>
-      <p class="hint">The same record as <code>GET /v1/explain/${e.score_id}</code>.</p>
-      <h2>Evidence</h2>
-      <pre id="explain-evidence">${pretty(e.evidence)}</pre>
-      <h2>Response as returned</h2>
-      <pre id="explain-response">${pretty(e.response)}</pre>
-      <h2>Request as sent</h2>
-      <pre id="explain-request">${pretty(e.request)}</pre>`,
     session,
   );
 }
