@@ -28,6 +28,8 @@ export interface PortalAppDeps {
   ready: () => boolean;
   /** Express `trust proxy` (PORTAL_TRUST_PROXY; false = none). */
   trustProxy: TrustProxy;
+  /** The API's public address, for the `curl` examples. */
+  apiUrl: string;
 }
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -71,7 +73,7 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(requireSession(deps.sessions, deps.orgs));
   app.post(/.*/, requireCsrf);
   app.use(signoutRoute(deps.sessions));
-  app.use(keysRoutes(deps.orgs, deps.flash));
+  app.use(keysRoutes(deps.orgs, deps.flash, deps.apiUrl));
   app.use(activityRoutes(deps));
   app.use((_req: Request, res: Response) => {
     res

@@ -85,6 +85,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         live: () => feed.ready,
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,
+        apiUrl: cfg.PORTAL_API_URL,
       });
       // The API's timeouts: a client trickling its headers or body, or idling on a keep-alive
       // connection, is cut instead of holding the connection for Node's defaults.

@@ -1,16 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ScoreResponse } from '../../shared/contract/response.ts';
 import { REASON_CODES, type ReasonCode } from '../../shared/scoring/reason-codes.ts';
 import { launchChromium } from '../helpers/browser.ts';
+import { checkPage, PHONE_WIDTH } from '../helpers/page-checks.ts';
 import { admin, scoreCall } from '../../infra/harness/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
 import { startApi, type ApiNode } from '../../infra/harness/processes.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
 
-/** Written by every run, git-ignored; the note says where. */
-const SHOTS = 'test-results/portal';
 const PASSWORD = 'correct horse battery staple';
 /** A client address of its own per test run, so sign-in counts of earlier runs do not matter. */
 const clientIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
@@ -29,12 +27,26 @@ async function account(portal: PortalNode, tier: string): Promise<Account> {
   return { orgId: String(org.org_id), email, setupUrl: String(user.setup_url) };
 }
 
+/**
+ * Every page: axe-core finds no serious or critical violation, and at a phone's width the page
+ * does not scroll sideways. Screenshots at both widths (docs/portal with PORTAL_DOC_SHOTS=1).
+ */
+async function expectGoodPage(page: Page, name: string): Promise<void> {
+  const { violations, phoneWidth } = await checkPage(page, name);
+  expect(violations, name).toEqual([]);
+  expect(phoneWidth, `${name} at ${PHONE_WIDTH} px`).toBeLessThanOrEqual(PHONE_WIDTH);
+}
+
 /** Follows the setup link in a fresh browser context, chooses the password, lands signed in. */
-async function setUp(browser: Browser, a: Account): Promise<{ context: BrowserContext; page: Page }> {
+async function setUp(
+  browser: Browser,
+  a: Account,
+  check = false,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.goto(a.setupUrl);
-  await page.screenshot({ path: `${SHOTS}/setup.png` });
+  if (check) await expectGoodPage(page, 'setup');
   await page.fill('input[name=password]', PASSWORD);
   await page.fill('input[name=confirm]', PASSWORD);
   await page.click('button[type=submit]');
@@ -48,7 +60,6 @@ describe('the portal in headless Chromium, against real API nodes and the score 
   let portal: PortalNode;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     // Two API nodes: a revocation must reach every node. Last-used times flush every 0.5 s here.
     apis = await Promise.all(
       ['portal-api-1', 'portal-api-2'].map((id) => startApi({ NODE_ID: id, KEY_USAGE_FLUSH_S: '0.5' })),
@@ -74,7 +85,8 @@ describe('the portal in headless Chromium, against real API nodes and the score 
   it('signs in, creates a key, sees its score live, explains it, revokes it; another org sees none of it', async () => {
     const a = await account(portal, 'assess');
     const b = await account(portal, 'bureau');
-    const { page } = await setUp(browser, a);
+    const { page } = await setUp(browser, a, true);
+    await expectGoodPage(page, 'activity-empty');
 
     // A setup link works once.
     const reused = await fetch(a.setupUrl);
@@ -82,12 +94,15 @@ describe('the portal in headless Chromium, against real API nodes and the score 
 
     // Keys: create one with a label; the full key is shown once, with a warning and a copy button.
     await page.goto(`${portal.url}/keys`);
+    // First use: the empty page says what a key is for and shows a call to copy.
+    expect(await page.textContent('#first-use')).toContain('create your first API key');
+    await expectGoodPage(page, 'keys-empty');
     await page.fill('input[name=label]', 'checkout <service>');
     await page.click('form[action="/keys"] button[type=submit]');
     const apiKey = await page.inputValue('#new-key-value');
     expect(apiKey).toMatch(/^frs_live_[0-9A-Za-z]{32}$/);
     expect(await page.textContent('#new-key .warning')).toContain('shown only this once');
-    expect(await page.locator('#new-key button[data-copy]').count()).toBe(1);
+    expect(await page.locator('#new-key button[data-copy="new-key-value"]').count()).toBe(1);
     const row = page.locator('#keys tbody tr').first();
     const keyId = (await row.getAttribute('data-key-id'))!;
     // The label is escaped, not markup; the row shows the key's first characters only.
@@ -95,7 +110,8 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(await row.textContent()).toContain(`${apiKey.slice(0, 13)}…`);
     expect(await row.textContent()).not.toContain(apiKey);
     expect(await row.locator('td.last-used').textContent()).toBe('never');
-    await page.screenshot({ path: `${SHOTS}/keys-created.png`, fullPage: true });
+    expect(await page.textContent('#new-key-curl')).toContain(`Bearer ${apiKey}`);
+    await expectGoodPage(page, 'keys-created');
     // POST-redirect-GET: the key was shown on a GET page, so a reload (or back, then forward)
     // creates no second key and does not show this one again.
     expect(page.url()).toBe(`${portal.url}/keys`);
@@ -127,7 +143,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(await page.textContent('#usage-today')).toBe('1');
     expect(await page.textContent('#usage-credits')).toContain('1 used of');
     expect(await page.textContent('#usage-rate')).toContain('50 requests/s');
-    await page.screenshot({ path: `${SHOTS}/activity.png`, fullPage: true });
+    await expectGoodPage(page, 'activity');
 
     // While scores flow, the rows already shown are left alone: a row the user selected and the
     // link they focused stay selected and focused while 20 more scores arrive above them.
@@ -203,7 +219,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(await page.locator('#explain-evidence').isVisible()).toBe(false);
     await page.click('details summary');
     expect(await page.locator('#explain-evidence').isVisible()).toBe(true);
-    await page.screenshot({ path: `${SHOTS}/explain.png`, fullPage: true });
+    await expectGoodPage(page, 'explain');
     // Revealed, it shows what GET /v1/explain returns.
     await page.goto(`${portal.url}/scores/${score.score_id}?reveal=1`);
     const viaApi = (await (
@@ -220,7 +236,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
       await page.goto(`${portal.url}/keys`);
       return (await page.locator(`tr[data-key-id="${keyId}"] td.last-used`).textContent()) !== 'never';
     });
-    await page.screenshot({ path: `${SHOTS}/keys.png`, fullPage: true });
+    await expectGoodPage(page, 'keys');
 
     // Isolation: org B's user sees none of org A's keys or scores and cannot act on them.
     const other = await setUp(browser, b);
@@ -269,6 +285,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.click(`tr[data-key-id="${keyId}"] a.danger`);
     await page.waitForURL(`**/keys/${keyId}/revoke`);
     expect(await page.locator('main').innerText()).toContain('cannot be undone');
+    await expectGoodPage(page, 'revoke');
     await page.click('#confirm-revoke');
     await page.waitForURL('**/keys');
     expect(await page.textContent('p.notice')).toContain('is revoked');
@@ -290,13 +307,64 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     // Sign-out ends the session in Redis, not only in the browser.
     await page.click('header button[type=submit]');
     await page.waitForURL('**/signin');
-    await page.screenshot({ path: `${SHOTS}/signin.png` });
+    await expectGoodPage(page, 'signin');
+    await page.click('a[href="/forgot"]');
+    expect(await page.textContent('main')).toContain("organisation's portal admin");
+    await expectGoodPage(page, 'forgot');
     const after = await fetch(`${portal.url}/keys`, {
       redirect: 'manual',
       headers: { cookie: `frs_session=${aSession}` },
     });
     expect(after.status).toBe(303);
     await other.context.close();
+  });
+
+  it('shows a refused form in the error style, with a summary; works from the keyboard alone', async () => {
+    const a = await account(portal, 'verify');
+    const { context, page } = await setUp(browser, a);
+    await page.goto(`${portal.url}/keys`);
+    // Keyboard only: Tab to the label field, type, Enter submits.
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        if (await page.locator(selector).evaluate((el) => el === el.ownerDocument.activeElement)) return;
+      }
+      throw new Error(`${selector} not reachable with Tab`);
+    };
+    // A label the store refuses (longer than 64 characters; the field's own limit lifted).
+    await page.locator('#label').evaluate((el) => el.removeAttribute('maxlength'));
+    await tabTo('#label');
+    await page.keyboard.type('x'.repeat(70));
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/keys');
+    const summary = page.locator('.error-summary');
+    expect(await summary.textContent()).toContain('at most 64 characters');
+    // The error style, not the success one: a red border, the field marked invalid, no notice.
+    expect(
+      await page.evaluate("getComputedStyle(document.querySelector('.error-summary')).borderTopColor"),
+    ).toBe('rgb(180, 35, 24)');
+    expect(await page.getAttribute('#label', 'aria-invalid')).toBe('true');
+    expect(await page.locator('p.notice').count()).toBe(0);
+    expect(await summary.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    await expectGoodPage(page, 'keys-error');
+    // Shown once: a reload shows the form clean.
+    await page.reload();
+    expect(await page.locator('.error-summary').count()).toBe(0);
+
+    // Create and revoke with the keyboard only.
+    await tabTo('#label');
+    await page.keyboard.type('keyboard');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/keys');
+    expect(await page.inputValue('#new-key-value')).toMatch(/^frs_live_/);
+    await tabTo('#keys a.danger');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/revoke');
+    await tabTo('#confirm-revoke');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/keys');
+    expect(await page.textContent('#keys td.status')).toBe('revoked');
+    await context.close();
   });
 
   it('refuses forms without the session CSRF token and changes nothing', async () => {

@@ -10,7 +10,7 @@ import { field, sessionOf, sidOf } from './guard.ts';
  * The Keys page: list, create (the clear key shown once), revoke with a confirmation. Every POST
  * answers 303 to GET /keys with a one-time message, so a reload or "back" repeats nothing.
  */
-export function keysRoutes(orgs: OrgStore, flash: FlashStore): Router {
+export function keysRoutes(orgs: OrgStore, flash: FlashStore, apiUrl: string): Router {
   const router = Router();
 
   /** A key of the session's organisation, or null: other organisations' keys do not exist here. */
@@ -32,7 +32,9 @@ export function keysRoutes(orgs: OrgStore, flash: FlashStore): Router {
       orgs.keysLastUsed(session.org_id),
       flash.take(sidOf(res)),
     ]);
-    res.type('html').send(keysPage(session, { keys, lastUsed, maxActive: orgs.quota.max, ...message }).value);
+    res
+      .type('html')
+      .send(keysPage(session, { keys, lastUsed, maxActive: orgs.quota.max, apiUrl, ...message }).value);
   });
 
   router.post('/keys', async (req, res) => {

@@ -45,6 +45,10 @@ function localiseTimes(root) {
 }
 localiseTimes(document);
 
+// An error summary takes focus, so a screen reader reads it and the keyboard starts there.
+const summary = document.querySelector('.error-summary');
+if (summary) summary.focus();
+
 const table = document.querySelector('table[data-live]');
 if (table) {
   const body = table.querySelector('tbody');

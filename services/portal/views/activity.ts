@@ -31,6 +31,7 @@ export function activityRows(scores: ScoreSummary[], f: ActivityFilter): SafeHtm
     return html`<tr>
       <td colspan="8" class="muted">
         No scores yet${f.band ? ` in band ${f.band}` : ''}. New ones appear here as they happen.
+        ${f.band ? '' : html`To make one, create a key on the <a href="/keys">Keys</a> page and call the API with it.`}
       </td>
     </tr>`;
   const q = f.reveal ? '?reveal=1' : '';
@@ -117,23 +118,25 @@ export function activityPage(
         </p>
         <button type="button" id="live-toggle" aria-pressed="false" hidden>Pause updates</button>
       </div>
-      <table id="activity" data-live="/activity/live${q ? `?${q}` : ''}">
-        <thead>
-          <tr>
-            <th>Time</th>
-            <th>Score id</th>
-            <th>Subject</th>
-            <th>Score</th>
-            <th>Band</th>
-            <th>Action</th>
-            <th>Primary factor</th>
-            <th>Degraded sources</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${activityRows(scores, f)}
-        </tbody>
-      </table>`,
+      <div class="table-scroll" tabindex="0" role="region" aria-label="Scores (scrolls sideways)">
+        <table id="activity" data-live="/activity/live${q ? `?${q}` : ''}">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Score id</th>
+              <th scope="col">Subject</th>
+              <th scope="col">Score</th>
+              <th scope="col">Band</th>
+              <th scope="col">Action</th>
+              <th scope="col">Primary factor</th>
+              <th scope="col">Degraded sources</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${activityRows(scores, f)}
+          </tbody>
+        </table>
+      </div>`,
     session,
   );
 }

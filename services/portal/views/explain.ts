@@ -166,7 +166,7 @@ export function explainPage(
         </div>
       </dl>
       <h2>Components</h2>
-      <div class="table-scroll">
+      <div class="table-scroll" tabindex="0" role="region" aria-label="Components (scrolls sideways)">
         <table id="explain-components">
           <caption class="hint">
             Each component's verdict and the raw-risk points it added; the score ranks their sum.
@@ -221,15 +221,15 @@ export function explainPage(
       <p class="hint">The same record as <code>GET /v1/explain/${e.score_id}</code>.</p>
       <details>
         <summary>Evidence (JSON)</summary>
-        <pre id="explain-evidence">${pretty(e.evidence)}</pre>
+        <pre id="explain-evidence" tabindex="0">${pretty(e.evidence)}</pre>
       </details>
       <details>
         <summary>Response as returned (JSON)</summary>
-        <pre id="explain-response">${pretty(e.response)}</pre>
+        <pre id="explain-response" tabindex="0">${pretty(e.response)}</pre>
       </details>
       <details>
         <summary>Request as sent (JSON)</summary>
-        <pre id="explain-request">${pretty(e.request)}</pre>
+        <pre id="explain-request" tabindex="0">${pretty(e.request)}</pre>
       </details>`,
     session,
   );

@@ -2,14 +2,16 @@ import type { KeyRecord } from '../../../shared/orgs/store.ts';
 import { API_KEY_PREFIX } from '../../../shared/orgs/keys.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
-import { when } from './format.ts';
-import { layout } from './layout.ts';
+import { num, when } from './format.ts';
+import { errorSummary, fieldError, invalidAttrs, layout, type FormError } from './layout.ts';
 
 export interface KeysView {
   keys: KeyRecord[];
   lastUsed: Map<string, number>;
   /** Most active keys the organisation may hold (MAX_ACTIVE_KEYS). */
   maxActive: number;
+  /** The API's public address, for the `curl` example. */
+  apiUrl: string;
   /** Shown once, right after creation. */
   created?: { key_id: string; api_key: string; label: string };
   notice?: string;
@@ -18,22 +20,54 @@ export interface KeysView {
   field?: { name: string; value: string };
 }
 
-function createdPanel(c: NonNullable<KeysView['created']>): SafeHtml {
-  return html`<section class="created" id="new-key">
-    <h2>New key ${c.label ? html`“${c.label}”` : ''} (${c.key_id})</h2>
-    <p class="warning" role="alert">
+/** A first call with a key: what a new user copies to see a score appear on Activity. */
+export function curlExample(apiUrl: string, apiKey: string, id: string): SafeHtml {
+  const command = [
+    `curl -sS ${apiUrl}/v1/score \\`,
+    `  -H 'Authorization: Bearer ${apiKey}' \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '{"subject":{"phone_number":"+447911123456","ip_address":"81.2.69.142"}}'`,
+  ].join('\n');
+  return html`<div class="copy-block">
+    <pre id="${id}" tabindex="0">${command}</pre>
+    <button type="button" data-copy="${id}">Copy command</button>
+    <span class="copied" aria-live="polite"></span>
+  </div>`;
+}
+
+function createdPanel(c: NonNullable<KeysView['created']>, apiUrl: string): SafeHtml {
+  return html`<section class="created" id="new-key" aria-labelledby="new-key-title">
+    <h2 id="new-key-title">New key ${c.label ? html`“${c.label}”` : ''} (${c.key_id})</h2>
+    <p class="warning">
       <strong>Copy this key now.</strong> It is shown only this once: the service keeps only a digest of it
       and cannot show it again. If you lose it, revoke it and create another.
     </p>
     <div class="copy-row">
       <input id="new-key-value" class="key" readonly value="${c.api_key}" aria-label="API key" />
-      <button type="button" data-copy="new-key-value">Copy</button>
+      <button type="button" data-copy="new-key-value">Copy key</button>
       <span class="copied" aria-live="polite"></span>
     </div>
+    <p>Try it: this scores a test subject; the score appears on <a href="/activity">Activity</a>.</p>
+    ${curlExample(apiUrl, c.api_key, 'new-key-curl')}
+  </section>`;
+}
+
+/** What an empty Keys page says: what a key is for and how to make the first call. */
+function firstUse(apiUrl: string): SafeHtml {
+  return html`<section class="card first-use" id="first-use" aria-labelledby="first-use-title">
+    <h2 id="first-use-title">Start here: create your first API key</h2>
+    <p>
+      Your services call the scoring API with an API key; every score is billed to and visible only to your
+      organisation. Give the key a label naming the service that will use it, then create it below. The full
+      key is shown once, with a command to try it:
+    </p>
+    ${curlExample(apiUrl, `${API_KEY_PREFIX}…`, 'first-use-curl')}
   </section>`;
 }
 
 export function keysPage(session: Session & { orgName?: string }, v: KeysView): SafeHtml {
+  const errors: FormError[] = v.error ? [{ field: v.field?.name, text: v.error }] : [];
+  const active = v.keys.filter((k) => k.status === 'active').length;
   const rows = v.keys
     .toSorted((a, b) => b.created_at.localeCompare(a.created_at))
     .map(
@@ -46,53 +80,60 @@ export function keysPage(session: Session & { orgName?: string }, v: KeysView): 
           <td class="last-used">${when(v.lastUsed.get(k.key_id))}</td>
           <td class="status">${k.status}</td>
           <td>
-            ${k.status === 'active' ? html`<a class="danger" href="/keys/${k.key_id}/revoke">Revoke</a>` : ''}
+            ${
+              k.status === 'active'
+                ? html`<a class="danger" href="/keys/${k.key_id}/revoke"
+                    >Revoke<span class="visually-hidden"> ${k.label || k.key_id}</span></a
+                  >`
+                : ''
+            }
           </td>
         </tr>`,
     );
   return layout(
     'API keys',
     html`${v.notice ? html`<p class="notice" role="status">${v.notice}</p>` : ''}
-      ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
-      ${v.created ? createdPanel(v.created) : ''}
-      <form method="post" action="/keys" class="card inline-form">
+      ${v.created ? createdPanel(v.created, v.apiUrl) : ''} ${v.keys.length === 0 ? firstUse(v.apiUrl) : ''}
+      ${errorSummary(errors)}
+      <form method="post" action="/keys" class="card inline-form" novalidate>
         <input type="hidden" name="_csrf" value="${session.csrf}" />
-        <label
-          >Label
+        <div class="field">
+          <label for="label">Label</label>
+          ${fieldError(errors, 'label')}
           <input
+            id="label"
             name="label"
             maxlength="64"
             placeholder="e.g. checkout service"
-            required
             value="${v.field?.value ?? ''}"
-        /></label>
+            ${invalidAttrs(errors, 'label')}
+          />
+        </div>
         <button type="submit">Create key</button>
       </form>
-      <table id="keys">
-        <thead>
-          <tr>
-            <th>Label</th>
-            <th>Key id</th>
-            <th>Key starts</th>
-            <th>Created</th>
-            <th>Last used</th>
-            <th>Status</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${
-            rows.length
-              ? rows
-              : html`<tr>
-                  <td colspan="7" class="muted">No keys yet.</td>
-                </tr>`
-          }
-        </tbody>
-      </table>
-      <p class="hint" id="keys-active">
-        ${v.keys.filter((k) => k.status === 'active').length} of at most ${v.maxActive} active keys.
-      </p>
+      ${
+        v.keys.length
+          ? html`<div class="table-scroll" tabindex="0" role="region" aria-label="Keys (scrolls sideways)">
+              <table id="keys">
+                <thead>
+                  <tr>
+                    <th scope="col">Label</th>
+                    <th scope="col">Key id</th>
+                    <th scope="col">Key starts</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Status</th>
+                    <th scope="col"><span class="visually-hidden">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>
+            </div>`
+          : ''
+      }
+      <p class="hint" id="keys-active">${num(active)} of at most ${num(v.maxActive)} active keys.</p>
       <p class="hint">"Last used" is updated by the API nodes about once a minute.</p>`,
     session,
   );
