@@ -11,6 +11,7 @@ import { activityRoutes } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
 import { keysRoutes } from './routes/keys.ts';
 import type { FlashStore } from './flash.ts';
+import type { KeyExpiry } from './key-expiry.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigninLimit } from './signin-limit.ts';
 import { messagePage } from './views/layout.ts';
@@ -30,6 +31,8 @@ export interface PortalAppDeps {
   trustProxy: TrustProxy;
   /** The API's public address, for the `curl` examples. */
   apiUrl: string;
+  /** Revokes rolled keys at the end of their overlap. */
+  expiry: KeyExpiry;
 }
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -73,7 +76,7 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(requireSession(deps.sessions, deps.orgs));
   app.post(/.*/, requireCsrf);
   app.use(signoutRoute(deps.sessions));
-  app.use(keysRoutes(deps.orgs, deps.flash, deps.apiUrl));
+  app.use(keysRoutes(deps));
   app.use(activityRoutes(deps));
   app.use((_req: Request, res: Response) => {
     res

@@ -20,6 +20,7 @@ import { ActivityFeed, ActivityStore } from './activity.ts';
 import { buildPortalApp } from './app.ts';
 import type { PortalConfig } from '../../shared/portal/config.ts';
 import { FlashStore } from './flash.ts';
+import { KeyExpiry } from './key-expiry.ts';
 import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
 
@@ -60,6 +61,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         (f) => f.stop(),
       );
       const orgs = new OrgStore(redis);
+      const expiry = resources.add('workers', 'rolled key expiry', new KeyExpiry(orgs, log), (e) => e.stop());
       const lookups = new HistoryLookups(
         cfg.EXPLAIN_LOOKUPS_MAX,
         Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
@@ -86,6 +88,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,
         apiUrl: cfg.PORTAL_API_URL,
+        expiry,
       });
       // The API's timeouts: a client trickling its headers or body, or idling on a keep-alive
       // connection, is cut instead of holding the connection for Node's defaults.

@@ -289,7 +289,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.click('#confirm-revoke');
     await page.waitForURL('**/keys');
     expect(await page.textContent('p.notice')).toContain('is revoked');
-    expect(await page.locator(`tr[data-key-id="${keyId}"] td.status`).textContent()).toBe('revoked');
+    expect(await page.getAttribute(`tr[data-key-id="${keyId}"] td.status`, 'data-status')).toBe('revoked');
     // The bound the portal promises: within a second every node refuses (waitFor fails past it).
     await waitFor(
       'every API node to refuse the revoked key',
@@ -363,7 +363,66 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await tabTo('#confirm-revoke');
     await page.keyboard.press('Enter');
     await page.waitForURL('**/keys');
-    expect(await page.textContent('#keys td.status')).toBe('revoked');
+    expect(await page.getAttribute('#keys td.status', 'data-status')).toBe('revoked');
+    await context.close();
+  });
+
+  it('rolls a key: the new key works at once, the old one until the overlap ends, then on no node', async () => {
+    const a = await account(portal, 'verify');
+    const { context, page } = await setUp(browser, a);
+    await page.goto(`${portal.url}/keys`);
+    await page.fill('#label', 'billing');
+    await page.click('form[action="/keys"] button[type=submit]');
+    const oldKey = await page.inputValue('#new-key-value');
+    const oldId = (await page.getAttribute('#keys tbody tr', 'data-key-id'))!;
+    const score = (api: ApiNode, key: string) =>
+      scoreCall(api.url, key, { subject: { ip_address: '81.2.69.142' } }).then((r) => r.status);
+    // Both nodes hold the key in their replicas before the roll.
+    for (const api of apis) expect(await score(api, oldKey)).toBe(200);
+
+    await page.click(`tr[data-key-id="${oldId}"] a.roll`);
+    await page.waitForURL(`**/keys/${oldId}/roll`);
+    await expectGoodPage(page, 'roll');
+    // A 3-second overlap (the page offers hours and days; the server takes any span up to 7 days).
+    const OVERLAP_MS = 3_000;
+    await page.evaluate(
+      `document.querySelector('#overlap_s').append(new Option('3 seconds', '${OVERLAP_MS / 1000}'))`,
+    );
+    await page.selectOption('#overlap_s', String(OVERLAP_MS / 1000));
+    const rolledAt = Date.now();
+    await page.click('#confirm-roll');
+    await page.waitForURL('**/keys');
+    const newKey = await page.inputValue('#new-key-value');
+    expect(newKey).not.toBe(oldKey);
+    expect(await page.textContent('p.notice')).toContain('is rolled');
+    expect(await page.getAttribute(`tr[data-key-id="${oldId}"] td.status`, 'data-status')).toBe('ending');
+    // During the overlap both keys work on both nodes.
+    for (const api of apis) {
+      expect(await score(api, newKey)).toBe(200);
+      expect(await score(api, oldKey)).toBe(200);
+    }
+    expect(Date.now() - rolledAt).toBeLessThan(OVERLAP_MS);
+    // At its end every node refuses the old key (within 0.5 s of it), the new one goes on.
+    await new Promise((r) => setTimeout(r, rolledAt + OVERLAP_MS - Date.now()));
+    await waitFor(
+      'every API node to refuse the rolled key',
+      async () => {
+        for (const api of apis) if ((await score(api, oldKey)) !== 401) return false;
+        return true;
+      },
+      500,
+      50,
+    );
+    for (const api of apis) expect(await score(api, newKey)).toBe(200);
+    // The list sorts by a column from its header (a link), and says so to assistive technology.
+    await page.click('th a.sort:has-text("Label")');
+    expect(await page.getAttribute('th[aria-sort="descending"]', 'aria-sort')).toBe('descending');
+    expect(page.url()).toContain('sort=label');
+    // And the old key is revoked for good.
+    await waitFor('the rolled key revoked', async () => {
+      await page.goto(`${portal.url}/keys`);
+      return (await page.getAttribute(`tr[data-key-id="${oldId}"] td.status`, 'data-status')) === 'revoked';
+    });
     await context.close();
   });
 

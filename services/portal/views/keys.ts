@@ -5,6 +5,60 @@ import type { Session } from '../sessions.ts';
 import { num, when } from './format.ts';
 import { errorSummary, fieldError, invalidAttrs, layout, type FormError } from './layout.ts';
 
+export const KEY_SORTS = ['label', 'created', 'last_used', 'status'] as const;
+export interface KeySort {
+  by: (typeof KEY_SORTS)[number];
+  dir: 'asc' | 'desc';
+}
+
+/** A key's status in words: a rolled key says until when it works. */
+function statusOf(k: KeyRecord): { word: string; rank: number; until?: number } {
+  if (k.status === 'revoked') return { word: 'revoked', rank: 2 };
+  if (k.expires_at !== undefined) return { word: 'ending', rank: 1, until: k.expires_at };
+  return { word: 'active', rank: 0 };
+}
+
+function sortKeys(keys: KeyRecord[], lastUsed: Map<string, number>, sort: KeySort): KeyRecord[] {
+  const value = (k: KeyRecord): string | number => {
+    switch (sort.by) {
+      case 'label':
+        return k.label.toLowerCase();
+      case 'last_used':
+        return lastUsed.get(k.key_id) ?? 0;
+      case 'status':
+        return statusOf(k).rank;
+      case 'created':
+        return k.created_at;
+    }
+  };
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return keys.toSorted((a, b) => {
+    const [x, y] = [value(a), value(b)];
+    return (x < y ? -1 : x > y ? 1 : b.created_at.localeCompare(a.created_at)) * sign;
+  });
+}
+
+const SORT_LABELS: Record<KeySort['by'], string> = {
+  label: 'Label',
+  created: 'Created',
+  last_used: 'Last used',
+  status: 'Status',
+};
+
+/** A column header that sorts by its column (a link: works without script, from the keyboard). */
+function sortHeader(by: KeySort['by'], current: KeySort): SafeHtml {
+  const active = current.by === by;
+  const next = active && current.dir === 'desc' ? 'asc' : 'desc';
+  return html`<th
+    scope="col"
+    aria-sort="${active ? (current.dir === 'asc' ? 'ascending' : 'descending') : 'none'}"
+  >
+    <a href="/keys?sort=${by}&amp;dir=${next}" class="sort"
+      >${SORT_LABELS[by]}${active ? html`<span aria-hidden="true">${current.dir === 'asc' ? ' ▲' : ' ▼'}</span>` : ''}</a
+    >
+  </th>`;
+}
+
 export interface KeysView {
   keys: KeyRecord[];
   lastUsed: Map<string, number>;
@@ -18,6 +72,7 @@ export interface KeysView {
   error?: string;
   /** The field an error is about, with what was typed. */
   field?: { name: string; value: string };
+  sort?: KeySort;
 }
 
 /** A first call with a key: what a new user copies to see a score appear on Activity. */
@@ -68,28 +123,39 @@ function firstUse(apiUrl: string): SafeHtml {
 export function keysPage(session: Session & { orgName?: string }, v: KeysView): SafeHtml {
   const errors: FormError[] = v.error ? [{ field: v.field?.name, text: v.error }] : [];
   const active = v.keys.filter((k) => k.status === 'active').length;
-  const rows = v.keys
-    .toSorted((a, b) => b.created_at.localeCompare(a.created_at))
-    .map(
-      (k) =>
-        html`<tr data-key-id="${k.key_id}" class="${k.status}">
-          <td>${k.label || html`<span class="muted">(no label)</span>`}</td>
-          <td><code>${k.key_id}</code></td>
-          <td><code>${k.hint ? `${API_KEY_PREFIX}${k.hint}…` : '—'}</code></td>
-          <td>${when(k.created_at)}</td>
-          <td class="last-used">${when(v.lastUsed.get(k.key_id))}</td>
-          <td class="status">${k.status}</td>
-          <td>
-            ${
-              k.status === 'active'
-                ? html`<a class="danger" href="/keys/${k.key_id}/revoke"
-                    >Revoke<span class="visually-hidden"> ${k.label || k.key_id}</span></a
-                  >`
-                : ''
-            }
-          </td>
-        </tr>`,
-    );
+  const sort = v.sort ?? { by: 'created', dir: 'desc' };
+  const rows = sortKeys(v.keys, v.lastUsed, sort).map((k) => {
+    const st = statusOf(k);
+    const name = k.label || k.key_id;
+    return html`<tr data-key-id="${k.key_id}" class="${k.status}">
+      <td>${k.label || html`<span class="muted">(no label)</span>`}</td>
+      <td>
+        <code>${k.hint ? `${API_KEY_PREFIX}${k.hint}…` : '—'}</code>
+        <code class="hint block">${k.key_id}</code>
+      </td>
+      <td>${when(k.created_at)}</td>
+      <td class="last-used">${when(v.lastUsed.get(k.key_id))}</td>
+      <td class="status" data-status="${st.word}">
+        ${st.until !== undefined ? html`ends ${when(st.until)}` : st.word}
+      </td>
+      <td class="row-actions">
+        ${
+          k.status === 'active'
+            ? html`${
+                  st.until === undefined
+                    ? html`<a href="/keys/${k.key_id}/roll" class="roll"
+                        >Roll<span class="visually-hidden"> ${name}</span></a
+                      >`
+                    : ''
+                }
+                <a class="danger" href="/keys/${k.key_id}/revoke"
+                  >Revoke<span class="visually-hidden"> ${name}</span></a
+                >`
+            : ''
+        }
+      </td>
+    </tr>`;
+  });
   return layout(
     'API keys',
     html`${v.notice ? html`<p class="notice" role="status">${v.notice}</p>` : ''}
@@ -117,12 +183,10 @@ export function keysPage(session: Session & { orgName?: string }, v: KeysView): 
               <table id="keys">
                 <thead>
                   <tr>
-                    <th scope="col">Label</th>
-                    <th scope="col">Key id</th>
-                    <th scope="col">Key starts</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">Status</th>
+                    ${sortHeader('label', sort)}
+                    <th scope="col">Key</th>
+                    ${sortHeader('created', sort)} ${sortHeader('last_used', sort)}
+                    ${sortHeader('status', sort)}
                     <th scope="col"><span class="visually-hidden">Actions</span></th>
                   </tr>
                 </thead>
@@ -156,6 +220,40 @@ export function revokePage(session: Session & { orgName?: string }, k: KeyRecord
         <button type="submit" class="danger" id="confirm-revoke">Revoke key</button>
       </form>
       <a href="/keys">Cancel</a>
+    </div>`,
+    session,
+  );
+}
+
+/** Overlaps offered when rolling a key: how long the old key keeps working beside the new one. */
+const OVERLAPS: [number, string][] = [
+  [0, 'No overlap: the old key stops now'],
+  [3600, '1 hour'],
+  [86400, '24 hours'],
+  [7 * 86400, '7 days'],
+];
+
+export function rollPage(session: Session & { orgName?: string }, k: KeyRecord): SafeHtml {
+  return layout(
+    'Roll key',
+    html`<div class="card">
+      <p>
+        Roll <strong>${k.label || k.key_id}</strong> (<code>${k.key_id}</code>, starts
+        <code>${API_KEY_PREFIX}${k.hint}…</code>): a new key with the same label is created now and shown
+        once; the old key keeps working for the overlap you choose, then every API node refuses it and it is
+        revoked.
+      </p>
+      <form method="post" action="/keys/${k.key_id}/roll">
+        <input type="hidden" name="_csrf" value="${session.csrf}" />
+        <label for="overlap_s">The old key keeps working for</label>
+        <select id="overlap_s" name="overlap_s">
+          ${OVERLAPS.map(([s, text]) => html`<option value="${s}" ${s === 86400 ? html`selected` : ''}>${text}</option>`)}
+        </select>
+        <p class="actions">
+          <button type="submit" id="confirm-roll">Roll key</button>
+          <a href="/keys">Cancel</a>
+        </p>
+      </form>
     </div>`,
     session,
   );
