@@ -170,6 +170,13 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(await page.locator('#activity tbody tr').first().getAttribute('data-score-id')).not.toBe(
       score.score_id,
     );
+    // The hourly chart counts them in this UTC hour, by band (server-rendered SVG).
+    await waitFor('the chart to count 21 scores', async () =>
+      /21 scores today/.test((await page.textContent('#usage-chart figcaption')) ?? ''),
+    );
+    expect(
+      await page.locator('#usage-chart svg g title').nth(new Date().getUTCHours()).textContent(),
+    ).toContain('21 scores (');
     // Paused, no row arrives; resumed, it does.
     expect(await page.textContent('#live-status')).toContain('Live');
     await page.click('#live-toggle');
@@ -336,8 +343,10 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await tabTo('#label');
     await page.keyboard.type('x'.repeat(70));
     await page.keyboard.press('Enter');
-    await page.waitForURL('**/keys');
+    // The URL stays /keys (POST, then 303 to it): wait for the new page itself.
     const summary = page.locator('.error-summary');
+    await summary.waitFor();
+    await page.waitForLoadState('load');
     expect(await summary.textContent()).toContain('at most 64 characters');
     // The error style, not the success one: a red border, the field marked invalid, no notice.
     expect(

@@ -1,6 +1,7 @@
 import { BANDS } from '../../../shared/contract/response.ts';
 import type { Org } from '../../../shared/orgs/store.ts';
-import type { ScoreSummary } from '../activity.ts';
+import type { DayUsage, ScoreSummary } from '../activity.ts';
+import { creditsBar, hourlyChart } from './usage-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
 import { num, when } from './format.ts';
@@ -54,7 +55,7 @@ export function activityRows(scores: ScoreSummary[], f: ActivityFilter): SafeHtm
 
 export interface Usage {
   org: Org;
-  today: { total: number; bands: Record<string, number> };
+  today: DayUsage;
   credits: { period: string; used: number };
 }
 
@@ -63,6 +64,10 @@ export function usagePanel(u: Usage): SafeHtml {
   const remaining = org.credits - credits.used;
   const graceUsed = Math.max(0, credits.used - org.credits);
   return html`<dl class="usage">
+    <div class="usage-chart">
+      <dt>Scores per hour today (UTC)</dt>
+      <dd>${hourlyChart(today)}</dd>
+    </div>
     <div>
       <dt>Scores today (UTC)</dt>
       <dd id="usage-today">${num(today.total)}</dd>
@@ -76,7 +81,7 @@ export function usagePanel(u: Usage): SafeHtml {
       <dd id="usage-credits">
         ${num(credits.used)} used of ${num(org.credits)}
         (${remaining >= 0 ? `${num(remaining)} left` : `${num(graceUsed)} of ${num(org.overdraft)} grace used`};
-        grace ${num(org.overdraft)})
+        grace ${num(org.overdraft)}) ${creditsBar(credits.used, org.credits, org.overdraft)}
       </dd>
     </div>
     <div>
