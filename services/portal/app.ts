@@ -10,6 +10,7 @@ import { authRoutes, signoutRoute } from './routes/auth.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
 import { keysRoutes } from './routes/keys.ts';
+import { teamRoutes } from './routes/team.ts';
 import type { FlashStore } from './flash.ts';
 import type { KeyExpiry } from './key-expiry.ts';
 import type { SessionStore } from './sessions.ts';
@@ -31,6 +32,8 @@ export interface PortalAppDeps {
   trustProxy: TrustProxy;
   /** The API's public address, for the `curl` examples. */
   apiUrl: string;
+  /** Where setup links point (PORTAL_URL). */
+  portalUrl: string;
   /** Revokes rolled keys at the end of their overlap. */
   expiry: KeyExpiry;
 }
@@ -78,6 +81,7 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(signoutRoute(deps.sessions));
   app.use(keysRoutes(deps));
   app.use(activityRoutes(deps));
+  app.use(teamRoutes(deps));
   app.use((_req: Request, res: Response) => {
     res
       .status(404)

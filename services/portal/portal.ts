@@ -88,6 +88,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,
         apiUrl: cfg.PORTAL_API_URL,
+        portalUrl: cfg.PORTAL_URL,
         expiry,
       });
       // The API's timeouts: a client trickling its headers or body, or idling on a keep-alive

@@ -435,6 +435,58 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await context.close();
   });
 
+  it("recovers a forgotten password through the organisation's admin, never across organisations", async () => {
+    const org = await admin('org', 'create', '--name', 'portal-team', '--tier', 'verify');
+    const orgId = String(org.org_id);
+    const mail = (who: string) =>
+      `${who}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+    const adminUser = await admin('user', 'create', '--org', orgId, '--email', mail('admin'), '--admin');
+    expect(adminUser.role).toBe('admin');
+    const colleague = await admin('user', 'create', '--org', orgId, '--email', mail('member'));
+    const stranger = await account(portal, 'verify');
+    const a = { orgId, email: String(adminUser.email), setupUrl: String(adminUser.setup_url) };
+    const { context, page } = await setUp(browser, a);
+
+    await page.goto(`${portal.url}/team`);
+    await expectGoodPage(page, 'team');
+    // Another organisation's user is answered like an unknown email.
+    await page.fill('#email', stranger.email);
+    await page.click('form[action="/team/link"] button[type=submit]');
+    await page.locator('.error-summary').waitFor();
+    expect(await page.textContent('.error-summary')).toContain(
+      'no portal user with that email in your organisation',
+    );
+    expect((await fetch(stranger.setupUrl)).status).toBe(200); // untouched
+    // A colleague gets a new link, shown once; their earlier link stops working.
+    await page.fill('#email', String(colleague.email));
+    await page.click('form[action="/team/link"] button[type=submit]');
+    const link = await page.inputValue('#setup-link-value');
+    expect(link.startsWith(`${portal.url}/setup?token=`)).toBe(true);
+    await expectGoodPage(page, 'team-link');
+    expect((await fetch(String(colleague.setup_url))).status).toBe(404);
+    const member = await setUp(browser, { orgId, email: String(colleague.email), setupUrl: link });
+    expect(member.page.url()).toContain('/activity');
+
+    // A member sees how to recover but cannot issue links, even by posting the form.
+    await member.page.goto(`${portal.url}/team`);
+    expect(await member.page.locator('form[action="/team/link"]').count()).toBe(0);
+    expect(await member.page.textContent('main')).toContain('portal admins issue new setup links');
+    const memberSession = (await member.context.cookies()).find((c) => c.name === 'frs_session')!.value;
+    const memberCsrf = await member.page.getAttribute('header input[name=_csrf]', 'value');
+    const refused = await fetch(`${portal.url}/team/link`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `frs_session=${memberSession}`,
+      },
+      body: new URLSearchParams({ _csrf: memberCsrf!, email: a.email }),
+    });
+    expect(refused.status).toBe(403);
+    await member.context.close();
+    await context.close();
+  });
+
   it('refuses forms without the session CSRF token and changes nothing', async () => {
     const a = await account(portal, 'verify');
     const { context, page } = await setUp(browser, a);
