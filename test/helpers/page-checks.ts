@@ -5,8 +5,24 @@ import type { Page } from 'playwright-core';
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
 
-/** Where screenshots go: test-results always; docs/portal too when PORTAL_DOC_SHOTS=1. */
-const SHOT_DIRS = ['test-results/portal', ...(process.env.PORTAL_DOC_SHOTS === '1' ? ['docs/portal'] : [])];
+/**
+ * Where screenshots go: test-results always; docs/portal too, for the pages docs/portal.md shows,
+ * when PORTAL_DOC_SHOTS=1. Their keys and links are the test's own, revoked or used by the end.
+ */
+const DOC_PAGES = new Set([
+  'activity',
+  'explain',
+  'keys-created',
+  'keys',
+  'keys-error',
+  'roll',
+  'team-link',
+  'signin',
+]);
+const shotDirs = (name: string) => [
+  'test-results/portal',
+  ...(process.env.PORTAL_DOC_SHOTS === '1' && DOC_PAGES.has(name) ? ['docs/portal'] : []),
+];
 export const PHONE_WIDTH = 390;
 const DESKTOP = { width: 1280, height: 800 };
 
@@ -41,13 +57,14 @@ export async function checkPage(
   name: string,
 ): Promise<{ violations: AxeFinding[]; phoneWidth: number }> {
   const violations = await seriousA11yViolations(page);
-  for (const dir of SHOT_DIRS) {
+  for (const dir of shotDirs(name)) {
     mkdirSync(dir, { recursive: true });
     await page.screenshot({ path: `${dir}/${name}-desktop.png`, fullPage: true });
   }
   await page.setViewportSize({ width: PHONE_WIDTH, height: 844 });
   const phoneWidth = (await page.evaluate('document.scrollingElement.scrollWidth')) as number;
-  for (const dir of SHOT_DIRS) await page.screenshot({ path: `${dir}/${name}-phone.png`, fullPage: true });
+  for (const dir of shotDirs(name))
+    await page.screenshot({ path: `${dir}/${name}-phone.png`, fullPage: true });
   await page.setViewportSize(DESKTOP);
   return { violations, phoneWidth };
 }
