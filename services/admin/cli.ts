@@ -10,7 +10,7 @@
  *   context set --org ORG_ID --id CONTEXT_ID --json '{"sector": ...}'
  *   context delete --org ORG_ID --id CONTEXT_ID
  *   context list --org ORG_ID
- *   user create --org ORG_ID --email E   (a portal user; prints a one-time setup link, 24 h)
+ *   user create --org ORG_ID --email E [--admin]  (a portal user; prints a one-time setup link, 24 h)
  *   user link --email E                  (a new setup link: lost link or forgotten password)
  *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
  *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody)
@@ -53,7 +53,7 @@ const USAGE = `usage:
   admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
-  admin user create --org ORG_ID --email EMAIL
+  admin user create --org ORG_ID --email EMAIL [--admin]   (--admin: may issue setup links to colleagues)
   admin user link --email EMAIL
   admin version show
   admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
@@ -146,6 +146,7 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       email: { type: 'string' },
       label: { type: 'string' },
       clear: { type: 'boolean' },
+      admin: { type: 'boolean' },
       outcome: { type: 'string' },
       reason: { type: 'string' },
       operator: { type: 'string' },
@@ -231,8 +232,18 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       const email = Email.safeParse(need(values.email, 'email'));
       if (!email.success) throw new UsageError('--email must be an email address');
       if (!deps.users) throw new UsageError('user commands need the user store');
-      const { user, setupToken } = await deps.users.create(orgId, email.data);
-      return { user_id: user.user_id, org_id: orgId, email: user.email, ...setupLink(portalUrl, setupToken) };
+      const { user, setupToken } = await deps.users.create(
+        orgId,
+        email.data,
+        values.admin ? 'admin' : 'member',
+      );
+      return {
+        user_id: user.user_id,
+        org_id: orgId,
+        email: user.email,
+        role: user.role,
+        ...setupLink(portalUrl, setupToken),
+      };
     }
     case 'user link': {
       if (!deps.users) throw new UsageError('user commands need the user store');

@@ -43,3 +43,35 @@ describe('revocation tombstone', () => {
     expect(reads).toBe(2);
   });
 });
+
+describe('rolled key', () => {
+  it('is refused from its replica entry at its end, without asking Redis', async () => {
+    let now = 1_000_000;
+    const realNow = Date.now;
+    Date.now = () => now;
+    try {
+      let reads = 0;
+      const rolled = { ...FOUND, key: { ...FOUND.key, expires_at: now + 5_000 } };
+      const store = {
+        resolveDigest: async () => {
+          reads++;
+          return rolled;
+        },
+        activeKeys: async () => [{ digest: keyDigest(KEY), ...rolled }],
+      } as unknown as OrgStore;
+      const auth = new Authenticator({ store, replicaStore: store }, pino({ level: 'silent' }), {
+        freshMs: 60_000,
+      });
+      await auth.load();
+      expect(await auth.resolve(KEY)).not.toBeNull();
+      now += 4_999;
+      expect(await auth.resolve(KEY)).not.toBeNull();
+      now += 1;
+      expect(await auth.resolve(KEY)).toBeNull();
+      // Served from the replica until then, and refused by it: Redis was never asked.
+      expect(reads).toBe(0);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+});

@@ -36,6 +36,8 @@ interface Known {
   principal: Principal;
   /** When the entry is next re-read from Redis. */
   checkAt: number;
+  /** A rolled key's end (epoch ms): refused from then on without asking Redis. */
+  expiresAt: number | undefined;
 }
 
 /**
@@ -59,6 +61,8 @@ const RECHECK_AFTER_FAILURE_MS = 1_000;
  * - A known key older than `freshMs` is served and re-read in the background: the backstop if a
  *   pub/sub message is lost while the connection stays up.
  * - Redis unreachable: known keys keep working from the replica; unknown keys get 401.
+ * - A rolled key carries its end (`expires_at`) in the replica and is refused from then on; the
+ *   revocation published at that time (by the portal) removes it everywhere as well.
  */
 export class Authenticator {
   private readonly store: OrgStore;
@@ -104,6 +108,7 @@ export class Authenticator {
         this.known.set(r.digest, {
           principal: { org: r.org, keyId: r.key.key_id },
           checkAt: now + this.opts.freshMs,
+          expiresAt: r.key.expires_at,
         });
     this.loaded = true;
     this.log.info({ keys: all.length }, 'api key replica loaded');
@@ -142,6 +147,11 @@ export class Authenticator {
     const now = Date.now();
     const hit = this.known.get(digest);
     if (hit) {
+      if (hit.expiresAt !== undefined && now >= hit.expiresAt) {
+        // A rolled key's overlap is over: refused here, whatever Redis or pub/sub say.
+        this.known.delete(digest);
+        return null;
+      }
       if (now >= hit.checkAt) void this.refresh(digest);
       return hit.principal;
     }
@@ -165,7 +175,11 @@ export class Authenticator {
     }
     const principal = { org: found.org, keyId: found.key.key_id };
     this.unknown.delete(digest);
-    this.known.set(digest, { principal, checkAt: Date.now() + this.opts.freshMs });
+    this.known.set(digest, {
+      principal,
+      checkAt: Date.now() + this.opts.freshMs,
+      expiresAt: found.key.expires_at,
+    });
     return principal;
   }
 

@@ -111,7 +111,10 @@ export class ActivityFeed {
       const org = parsed.data.org_id;
       const daily = dailyUsageKey(org, utcDay(s.at));
       tx.lpush(recentScoresKey(org), JSON.stringify(s));
-      tx.hincrby(daily, 'total', 1).hincrby(daily, `band:${s.band}`, 1).expire(daily, DAILY_TTL_S);
+      tx.hincrby(daily, 'total', 1)
+        .hincrby(daily, `band:${s.band}`, 1)
+        .hincrby(daily, `hour:${new Date(s.at).getUTCHours()}:${s.band}`, 1)
+        .expire(daily, DAILY_TTL_S);
       touched.add(org);
     }
     for (const org of touched) {
@@ -123,6 +126,13 @@ export class ActivityFeed {
     if (last) resolveOffset(last.offset);
     await heartbeat();
   }
+}
+
+/** One UTC day of an organisation's scores; `hours[h][band]` counts hour h (0-23). */
+export interface DayUsage {
+  total: number;
+  bands: Record<string, number>;
+  hours: Record<string, number>[];
 }
 
 /** Reads what ActivityFeed keeps, for one organisation. */
@@ -147,11 +157,16 @@ export class ActivityStore {
     return out.sort((a, b) => b.at - a.at).slice(0, limit);
   }
 
-  /** Scores of the UTC day of `now`, in total and by band. */
-  async today(orgId: string, now = Date.now()): Promise<{ total: number; bands: Record<string, number> }> {
+  /** Scores of the UTC day of `now`, in total, by band, and by UTC hour and band. */
+  async today(orgId: string, now = Date.now()): Promise<DayUsage> {
     const h = await this.redis.hgetall(dailyUsageKey(orgId, utcDay(now)));
     const bands: Record<string, number> = {};
-    for (const [k, v] of Object.entries(h)) if (k.startsWith('band:')) bands[k.slice(5)] = Number(v);
-    return { total: Number(h.total ?? 0), bands };
+    const hours: Record<string, number>[] = Array.from({ length: 24 }, () => ({}));
+    for (const [k, v] of Object.entries(h)) {
+      if (k.startsWith('band:')) bands[k.slice(5)] = Number(v);
+      const hour = /^hour:(\d{1,2}):(\w+)$/.exec(k);
+      if (hour && Number(hour[1]) < 24) hours[Number(hour[1])]![hour[2]!] = Number(v);
+    }
+    return { total: Number(h.total ?? 0), bands, hours };
   }
 }

@@ -10,6 +10,9 @@ import { authRoutes, signoutRoute } from './routes/auth.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
 import { keysRoutes } from './routes/keys.ts';
+import { teamRoutes } from './routes/team.ts';
+import type { FlashStore } from './flash.ts';
+import type { KeyExpiry } from './key-expiry.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigninLimit } from './signin-limit.ts';
 import { messagePage } from './views/layout.ts';
@@ -18,6 +21,7 @@ export interface PortalAppDeps {
   log: Logger;
   users: UserStore;
   sessions: SessionStore;
+  flash: FlashStore;
   limit: SigninLimit;
   orgs: OrgStore;
   activity: ActivityStore;
@@ -26,6 +30,12 @@ export interface PortalAppDeps {
   ready: () => boolean;
   /** Express `trust proxy` (PORTAL_TRUST_PROXY; false = none). */
   trustProxy: TrustProxy;
+  /** The API's public address, for the `curl` examples. */
+  apiUrl: string;
+  /** Where setup links point (PORTAL_URL). */
+  portalUrl: string;
+  /** Revokes rolled keys at the end of their overlap. */
+  expiry: KeyExpiry;
 }
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -69,8 +79,9 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(requireSession(deps.sessions, deps.orgs));
   app.post(/.*/, requireCsrf);
   app.use(signoutRoute(deps.sessions));
-  app.use(keysRoutes(deps.orgs));
+  app.use(keysRoutes(deps));
   app.use(activityRoutes(deps));
+  app.use(teamRoutes(deps));
   app.use((_req: Request, res: Response) => {
     res
       .status(404)

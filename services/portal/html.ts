@@ -1,3 +1,5 @@
+import escape from 'escape-html';
+
 /**
  * Server-side HTML with escaping by default: every value interpolated into `html` is escaped
  * unless it is itself the output of `html` (or `raw`, used only for trusted constant markup).
@@ -12,24 +14,12 @@ export class SafeHtml {
   }
 }
 
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
-};
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c]!);
-}
-
 function render(v: unknown): string {
   if (v instanceof SafeHtml) return v.value;
   if (Array.isArray(v)) return v.map(render).join('');
   if (v === null || v === undefined || v === false) return '';
-  return escapeHtml(String(v));
+  // escape-html (Express's own escaper): & < > " ' — safe in text and in quoted attributes.
+  return escape(String(v));
 }
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {

@@ -19,6 +19,8 @@ import { logClientErrors } from '../../shared/http-client-errors.ts';
 import { ActivityFeed, ActivityStore } from './activity.ts';
 import { buildPortalApp } from './app.ts';
 import type { PortalConfig } from '../../shared/portal/config.ts';
+import { FlashStore } from './flash.ts';
+import { KeyExpiry } from './key-expiry.ts';
 import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
 
@@ -59,6 +61,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         (f) => f.stop(),
       );
       const orgs = new OrgStore(redis);
+      const expiry = resources.add('workers', 'rolled key expiry', new KeyExpiry(orgs, log), (e) => e.stop());
       const lookups = new HistoryLookups(
         cfg.EXPLAIN_LOOKUPS_MAX,
         Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
@@ -67,6 +70,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         log,
         users: new UserStore(redis),
         sessions: new SessionStore(redis, cfg.PORTAL_SESSION_IDLE_S),
+        flash: new FlashStore(redis),
         limit: new SigninLimit(redis, {
           maxPerEmail: cfg.PORTAL_SIGNIN_MAX_PER_EMAIL,
           maxPerIp: cfg.PORTAL_SIGNIN_MAX_PER_IP,
@@ -83,6 +87,9 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         live: () => feed.ready,
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,
+        apiUrl: cfg.PORTAL_API_URL,
+        portalUrl: cfg.PORTAL_URL,
+        expiry,
       });
       // The API's timeouts: a client trickling its headers or body, or idling on a keep-alive
       // connection, is cut instead of holding the connection for Node's defaults.

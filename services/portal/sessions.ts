@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../../shared/sha256.ts';
+import { parseCookie } from 'cookie';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -32,12 +33,9 @@ export function sameToken(a: string | undefined, b: string | undefined): boolean
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** One cookie of the request, parsed by `cookie` (the parser Express itself uses to set them). */
 export function readCookie(req: Request, name: string): string | undefined {
-  for (const part of (req.get('cookie') ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return parseCookie(req.get('cookie') ?? '')[name];
 }
 
 /**

@@ -79,8 +79,20 @@ export const KeyRecord = z.object({
   label: z.string().default(''),
   /** The first KEY_HINT_CHARS characters after the prefix, so staff can tell keys apart. */
   hint: z.string().default(''),
+  /**
+   * A rolled key's end (epoch ms): from then on every API node refuses it, from its replica and
+   * without asking Redis, even before the revocation that follows it is published.
+   */
+  expires_at: z.coerce.number().int().optional(),
 });
 export type KeyRecord = z.infer<typeof KeyRecord>;
+
+/** Whether a key authenticates at `now`: active and not past the end of a roll's overlap. */
+export const keyIsLive = (key: KeyRecord, now = Date.now()) =>
+  key.status === 'active' && (key.expires_at === undefined || now < key.expires_at);
+
+/** Longest overlap a rolled key may keep working beside its successor. */
+export const MAX_ROLL_OVERLAP_MS = 7 * 24 * 3600 * 1000;
 
 export interface CreateOrgInput {
   name: string;
@@ -247,12 +259,36 @@ export class OrgStore {
     return true;
   }
 
+  /**
+   * Rolls a key: a new key with the same label now, and the old one ends `overlapMs` later (its
+   * `expires_at`, which every API node honours). The caller revokes the old key at that time
+   * (the revocation returns its quota place and is published); the new key is shown once.
+   */
+  async rollKey(
+    keyId: string,
+    overlapMs: number,
+    now = Date.now(),
+  ): Promise<{ key_id: string; api_key: string; expires_at: number } | null> {
+    const old = await this.getKey(keyId);
+    if (!old || !keyIsLive(old, now)) return null;
+    const overlap = Math.min(Math.max(0, Math.floor(overlapMs)), MAX_ROLL_OVERLAP_MS);
+    const created = await this.createKey(old.org_id, old.label);
+    const expiresAt = now + overlap;
+    const digest = await this.redis.get(keyIdKey(keyId));
+    // An earlier end already set (a second roll of the same key) is kept.
+    if (digest) {
+      if (old.expires_at === undefined || expiresAt < old.expires_at)
+        await this.redis.hset(digestKey(digest), 'expires_at', expiresAt);
+    }
+    return { ...created, expires_at: Math.min(expiresAt, old.expires_at ?? expiresAt) };
+  }
+
   /** The active key record and its organisation for a key digest, or null. */
   async resolveDigest(digest: string): Promise<{ key: KeyRecord; org: Org } | null> {
     const h = await this.redis.hgetall(digestKey(digest));
     if (Object.keys(h).length === 0) return null;
     const key = KeyRecord.parse(h);
-    if (key.status !== 'active') return null;
+    if (!keyIsLive(key)) return null;
     const org = await this.getOrg(key.org_id);
     return org ? { key, org } : null;
   }
@@ -273,7 +309,7 @@ export class OrgStore {
     const active = new Map<string, KeyRecord>();
     records.forEach((h, i) => {
       const rec = KeyRecord.safeParse(h);
-      if (rec.success && rec.data.status === 'active') active.set(digests[i]!, rec.data);
+      if (rec.success && keyIsLive(rec.data)) active.set(digests[i]!, rec.data);
     });
     const orgIds = [...new Set([...active.values()].map((k) => k.org_id))];
     const orgs = new Map<string, Org>();

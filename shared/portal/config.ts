@@ -52,6 +52,8 @@ const portalSchema = z.object({
   PORTAL_HOST: z.string().min(1).default('127.0.0.1'),
   /** Where users reach the portal; the admin CLI builds setup links from it. */
   PORTAL_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8090'),
+  /** The API's public address, as the portal's `curl` examples show it. */
+  PORTAL_API_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
   /** Kafka consumer group of the Activity feed; every portal process of a deployment shares it. */
   PORTAL_GROUP: z.string().min(1).default('frs-portal'),
   /**

@@ -6,6 +6,8 @@ export const userKey = (userId: string) => `frs:portal:user:${userId}`;
 export const userByEmailKey = (email: string) => `frs:portal:email:${email}`;
 export const setupTokenKey = (tokenDigest: string) => `frs:portal:setup:${tokenDigest}`;
 export const sessionKey = (sidDigest: string) => `frs:portal:session:${sidDigest}`;
+/** A session's one-time message for the page after a redirect, sealed with the session id. */
+export const sessionFlashKey = (sidDigest: string) => `frs:portal:session:${sidDigest}:flash`;
 /**
  * Sign-in attempts of one window being checked or failed, by digest of the email or of the client
  * address (services/portal/signin-limit.ts). Expires two windows after its first attempt.

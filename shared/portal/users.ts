@@ -29,6 +29,8 @@ export const PortalUser = z.object({
   session_gen: z.coerce.number().int().nonnegative().default(0),
   /** SHA-256 of the one setup link that may still be used; issuing a new link replaces it. */
   setup_digest: z.string().default(''),
+  /** An organisation's portal admin may issue setup links to the organisation's other users. */
+  role: z.enum(['member', 'admin']).default('member'),
 });
 export type PortalUser = z.infer<typeof PortalUser>;
 
@@ -76,7 +78,11 @@ export class UserStore {
   }
 
   /** A new user of `orgId`, and the token of their one-time setup link. */
-  async create(orgId: string, email: string): Promise<{ user: PortalUser; setupToken: string }> {
+  async create(
+    orgId: string,
+    email: string,
+    role: PortalUser['role'] = 'member',
+  ): Promise<{ user: PortalUser; setupToken: string }> {
     const user: PortalUser = {
       user_id: `usr_${randomBytes(8).toString('hex')}`,
       org_id: orgId,
@@ -85,6 +91,7 @@ export class UserStore {
       created_at: new Date().toISOString(),
       session_gen: 0,
       setup_digest: '',
+      role,
     };
     const claimed = await this.redis.set(userByEmailKey(user.email), user.user_id, 'NX');
     if (claimed !== 'OK') throw new Error(`a portal user with email ${user.email} already exists`);

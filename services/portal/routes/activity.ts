@@ -10,11 +10,11 @@ import type { ActivityStore } from '../activity.ts';
 import {
   activityPage,
   activityRows,
-  explainPage,
   usagePanel,
   type ActivityFilter,
   type Usage,
 } from '../views/activity.ts';
+import { explainPage } from '../views/explain.ts';
 import { messagePage } from '../views/layout.ts';
 import { sessionOf } from './guard.ts';
 
@@ -65,7 +65,10 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
     res.type('html').send(activityPage(session, scores, u, f, deps.live()).value);
   });
 
-  /** What the page's script polls twice a second: the rows and the usage panel, as HTML. */
+  /**
+   * What the page's script polls twice a second: the rows and the usage panel, as HTML; the script
+   * inserts only the rows it does not have.
+   */
   router.get('/activity/live', async (req, res) => {
     const session = sessionOf(res);
     const f = filterOf(req);
@@ -74,7 +77,7 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
       usage(session.org_id),
     ]);
     if (!u) return gone(res);
-    res.json({ rows: activityRows(scores, f).value, usage: usagePanel(u).value });
+    res.json({ rows: activityRows(scores, f).value, usage: usagePanel(u).value, live: deps.live() });
   });
 
   router.get('/scores/:scoreId', async (req, res) => {

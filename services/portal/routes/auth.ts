@@ -12,7 +12,7 @@ import {
   setCookie,
   type SessionStore,
 } from '../sessions.ts';
-import { setupPage, signinPage } from '../views/auth.ts';
+import { forgotPage, setupPage, signinPage } from '../views/auth.ts';
 import { messagePage } from '../views/layout.ts';
 import { field } from './guard.ts';
 
@@ -57,6 +57,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   const router = Router();
 
   router.get('/signin', (req, res) => send(res, 200, signinPage(formToken(req, res))));
+  router.get('/forgot', (_req, res) => send(res, 200, forgotPage()));
 
   router.post('/signin', async (req, res) => {
     const csrf = formToken(req, res);
@@ -86,7 +87,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
       404,
       messagePage(
         'Setup link not valid',
-        'This setup link is unknown, used or expired (links last 24 hours). Ask an operator for a new one.',
+        "This setup link is unknown, used or expired (links last 24 hours). Ask your organisation's admin for a new one.",
       ),
     );
 
@@ -103,12 +104,21 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     const user = await deps.users.peekSetupToken(token);
     if (!user) return badLink(res);
     if (!formTokenOk(req))
-      return send(res, 403, setupPage(csrf, token, user.email, 'The form expired; try again.'));
+      return send(res, 403, setupPage(csrf, token, user.email, { text: 'The form expired; try again.' }));
     const password = field(req, 'password', 4096) ?? '';
     const problem = passwordProblem(password);
-    if (problem) return send(res, 422, setupPage(csrf, token, user.email, `The password needs ${problem}.`));
+    if (problem)
+      return send(
+        res,
+        422,
+        setupPage(csrf, token, user.email, { field: 'password', text: `The password needs ${problem}.` }),
+      );
     if (password !== field(req, 'confirm', PASSWORD_MAX))
-      return send(res, 422, setupPage(csrf, token, user.email, 'The two passwords differ.'));
+      return send(
+        res,
+        422,
+        setupPage(csrf, token, user.email, { field: 'confirm', text: 'The two passwords differ.' }),
+      );
     const done = await deps.users.completeSetup(token, password);
     if (!done) return badLink(res);
     await startSession(deps, req, res, done);

@@ -7,6 +7,8 @@ export type SignedIn = Session & { orgName?: string };
 
 /** The session of a guarded route (set by `requireSession`). */
 export const sessionOf = (res: Response) => res.locals.session as SignedIn;
+/** The session id of a guarded route: it seals the session's one-time messages. */
+export const sidOf = (res: Response) => res.locals.sid as string;
 
 /**
  * Every page and action but sign-in and setup needs a session cookie. An `Authorization` header
@@ -14,7 +16,8 @@ export const sessionOf = (res: Response) => res.locals.session as SignedIn;
  */
 export function requireSession(sessions: SessionStore, orgs: OrgStore): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const session = await sessions.get(readCookie(req, SESSION_COOKIE));
+    const sid = readCookie(req, SESSION_COOKIE);
+    const session = await sessions.get(sid);
     if (!session) {
       if (req.method === 'GET' || req.method === 'HEAD') return res.redirect(303, '/signin');
       return res
@@ -24,6 +27,7 @@ export function requireSession(sessions: SessionStore, orgs: OrgStore): RequestH
     }
     const org = await orgs.getOrg(session.org_id);
     res.locals.session = { ...session, orgName: org?.name } satisfies SignedIn;
+    res.locals.sid = sid;
     next();
   };
 }

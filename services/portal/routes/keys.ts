@@ -1,29 +1,34 @@
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { KeyLimitError } from '../../../shared/orgs/key-quota.ts';
-import { KEY_LABEL, type OrgStore } from '../../../shared/orgs/store.ts';
-import { keysPage, revokePage, type KeysView } from '../views/keys.ts';
+import { KEY_LABEL, MAX_ROLL_OVERLAP_MS, type OrgStore } from '../../../shared/orgs/store.ts';
+import type { FlashStore, FlashMessage } from '../flash.ts';
+import type { KeyExpiry } from '../key-expiry.ts';
+import { keysPage, KEY_SORTS, revokePage, rollPage, type KeySort } from '../views/keys.ts';
 import { messagePage } from '../views/layout.ts';
-import { field, sessionOf } from './guard.ts';
+import { field, sessionOf, sidOf } from './guard.ts';
 
-/** The Keys page: list, create (the clear key shown once), revoke with a confirmation. */
-export function keysRoutes(orgs: OrgStore): Router {
+export interface KeysRouteDeps {
+  orgs: OrgStore;
+  flash: FlashStore;
+  expiry: KeyExpiry;
+  /** The API's public address, for the `curl` examples. */
+  apiUrl: string;
+}
+
+function sortOf(req: Request): KeySort {
+  const by = KEY_SORTS.find((s) => s === req.query.sort) ?? 'created';
+  return { by, dir: req.query.dir === 'asc' ? 'asc' : 'desc' };
+}
+
+const utc = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+
+/**
+ * The Keys page: list (sortable), create (the clear key shown once), roll with an overlap, revoke
+ * with a confirmation. Every POST answers 303 to GET /keys with a one-time message, so a reload
+ * or "back" repeats nothing.
+ */
+export function keysRoutes({ orgs, flash, expiry, apiUrl }: KeysRouteDeps): Router {
   const router = Router();
-
-  async function render(
-    res: Response,
-    status: number,
-    extra: Omit<KeysView, 'keys' | 'lastUsed' | 'maxActive'> = {},
-  ) {
-    const session = sessionOf(res);
-    const [keys, lastUsed] = await Promise.all([
-      orgs.listKeys(session.org_id),
-      orgs.keysLastUsed(session.org_id),
-    ]);
-    res
-      .status(status)
-      .type('html')
-      .send(keysPage(session, { keys, lastUsed, maxActive: orgs.quota.max, ...extra }).value);
-  }
 
   /** A key of the session's organisation, or null: other organisations' keys do not exist here. */
   async function ownKey(res: Response, keyId: string) {
@@ -37,26 +42,48 @@ export function keysRoutes(orgs: OrgStore): Router {
       .type('html')
       .send(messagePage('No such key', 'Your organisation has no such key.', sessionOf(res)).value);
 
+  const back = async (res: Response, message: FlashMessage) => {
+    await flash.put(sidOf(res), message);
+    res.redirect(303, '/keys');
+  };
+
   router.get('/keys', async (req, res) => {
-    const revoked = typeof req.query.revoked === 'string' ? req.query.revoked : undefined;
-    const key = revoked ? await ownKey(res, revoked) : null;
-    await render(
-      res,
-      200,
-      key ? { notice: `Key ${key.label || key.key_id} (${key.key_id}) is revoked.` } : {},
+    const session = sessionOf(res);
+    const [listed, lastUsed, message] = await Promise.all([
+      orgs.listKeys(session.org_id),
+      orgs.keysLastUsed(session.org_id),
+      flash.take(sidOf(res)),
+    ]);
+    // Rolled keys past their overlap whose revocation timer was lost (a portal restart).
+    const keys = await expiry.sweep(listed);
+    res.type('html').send(
+      keysPage(session, {
+        keys,
+        lastUsed,
+        maxActive: orgs.quota.max,
+        apiUrl,
+        sort: sortOf(req),
+        ...message,
+      }).value,
     );
   });
 
   router.post('/keys', async (req, res) => {
-    const label = KEY_LABEL.safeParse(field(req, 'label', 1024) ?? '');
-    if (!label.success) return render(res, 422, { error: `Label: ${label.error.issues[0]!.message}.` });
+    const typed = field(req, 'label', 1024) ?? '';
+    const label = KEY_LABEL.safeParse(typed);
+    if (!label.success)
+      return back(res, {
+        error: `Label: ${label.error.issues[0]!.message}.`,
+        field: { name: 'label', value: typed.slice(0, 200) },
+      });
     try {
       const created = await orgs.createKey(sessionOf(res).org_id, label.data);
-      await render(res, 201, { created: { ...created, label: label.data } });
+      await back(res, { created: { ...created, label: label.data } });
     } catch (err) {
       if (!(err instanceof KeyLimitError)) throw err;
-      await render(res, 409, {
+      await back(res, {
         error: `Your organisation already has ${err.max} active keys, the most it may hold. Revoke a key it no longer uses to create another.`,
+        field: { name: 'label', value: label.data },
       });
     }
   });
@@ -72,7 +99,35 @@ export function keysRoutes(orgs: OrgStore): Router {
     if (!key) return notFound(res);
     // The store publishes the revocation; every API node drops the key within a second.
     await orgs.revokeKey(key.key_id);
-    res.redirect(303, `/keys?revoked=${encodeURIComponent(key.key_id)}`);
+    await back(res, { notice: `Key ${key.label || key.key_id} (${key.key_id}) is revoked.` });
+  });
+
+  router.get('/keys/:keyId/roll', async (req, res) => {
+    const key = await ownKey(res, String(req.params.keyId));
+    if (!key || key.status !== 'active') return notFound(res);
+    res.type('html').send(rollPage(sessionOf(res), key).value);
+  });
+
+  router.post('/keys/:keyId/roll', async (req, res) => {
+    const key = await ownKey(res, String(req.params.keyId));
+    if (!key || key.status !== 'active') return notFound(res);
+    const overlapS = Number(field(req, 'overlap_s', 10));
+    if (!Number.isInteger(overlapS) || overlapS < 0 || overlapS * 1000 > MAX_ROLL_OVERLAP_MS)
+      return back(res, { error: 'Choose how long the old key keeps working.' });
+    try {
+      const rolled = await orgs.rollKey(key.key_id, overlapS * 1000);
+      if (!rolled) return notFound(res);
+      expiry.schedule(key.key_id, rolled.expires_at);
+      await back(res, {
+        created: { key_id: rolled.key_id, api_key: rolled.api_key, label: key.label },
+        notice: `Key ${key.label || key.key_id} (${key.key_id}) is rolled: it keeps working until ${utc(rolled.expires_at)}, then every API node refuses it. Move your services to the new key before then.`,
+      });
+    } catch (err) {
+      if (!(err instanceof KeyLimitError)) throw err;
+      await back(res, {
+        error: `Your organisation already has ${err.max} active keys; revoke one it no longer uses to roll this key.`,
+      });
+    }
   });
 
   return router;

@@ -1,41 +1,133 @@
 // The portal's only script (served from this origin; the CSP forbids inline script).
-// - Copy buttons: [data-copy=<input id>] copies that input's value.
-// - The Activity table (table[data-live]) refreshes its rows and the usage panel twice a second.
+// - Copy buttons: [data-copy=<element id>] copy that input's value (or that element's text).
+// - Times: <time datetime> is shown in the viewer's time zone; its title keeps the UTC time.
+// - The Activity table (table[data-live]) gains new rows and a fresh usage panel twice a second,
+//   without redrawing the rows already there: focus and a text selection survive. It can be paused.
 'use strict';
 
 document.addEventListener('click', async (ev) => {
   const button = ev.target instanceof Element ? ev.target.closest('[data-copy]') : null;
   if (!button) return;
-  const input = document.getElementById(button.getAttribute('data-copy'));
-  if (!input) return;
-  input.select();
+  const source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source) return;
+  const text = 'value' in source ? source.value : source.textContent;
+  if ('select' in source) source.select();
   let ok;
   try {
-    await navigator.clipboard.writeText(input.value);
+    await navigator.clipboard.writeText(text);
     ok = true;
   } catch {
     ok = document.execCommand && document.execCommand('copy');
   }
   const note = button.parentElement.querySelector('.copied');
-  if (note) note.textContent = ok ? 'Copied.' : 'Select the key and copy it.';
+  if (note) note.textContent = ok ? 'Copied.' : 'Select the text and copy it.';
 });
+
+const localTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZoneName: 'short',
+});
+
+/** Server-rendered times are UTC; the viewer reads them in their own zone, UTC on hover. */
+function localiseTimes(root) {
+  for (const t of root.querySelectorAll('time[datetime]:not([data-local])')) {
+    const d = new Date(t.getAttribute('datetime'));
+    if (Number.isNaN(d.getTime())) continue;
+    t.title = t.textContent.trim();
+    t.textContent = localTime.format(d);
+    t.setAttribute('data-local', '');
+  }
+}
+localiseTimes(document);
+
+// An error summary takes focus, so a screen reader reads it and the keyboard starts there.
+const summary = document.querySelector('.error-summary');
+if (summary) summary.focus();
 
 const table = document.querySelector('table[data-live]');
 if (table) {
   const body = table.querySelector('tbody');
   const usage = document.getElementById('usage');
+  const status = document.getElementById('live-status');
+  const toggle = document.getElementById('live-toggle');
   const url = table.getAttribute('data-live');
-  const tick = async () => {
-    try {
-      const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
-      if (res.redirected || !res.ok) return;
-      const data = await res.json();
-      // Both fragments are rendered and escaped by the server.
-      body.innerHTML = data.rows;
-      if (usage) usage.innerHTML = data.usage;
-    } catch {
-      // Network hiccup: try again at the next tick.
+  let paused = false;
+  let lastUsage = '';
+
+  const say = (text) => {
+    if (status && status.textContent !== text) status.textContent = text;
+  };
+
+  /**
+   * Rows the server sent that this table lacks are inserted where the server's order puts them
+   * (newest first; two API nodes' scores can arrive out of order); rows already shown stay.
+   */
+  const merge = (rowsHtml) => {
+    const tpl = document.createElement('template');
+    tpl.innerHTML = `<table><tbody>${rowsHtml}</tbody></table>`;
+    const incoming = [...tpl.content.querySelectorAll('tr[data-score-id]')];
+    if (incoming.length === 0) return;
+    const shown = new Map([...body.querySelectorAll('tr[data-score-id]')].map((r) => [r.dataset.scoreId, r]));
+    for (const placeholder of body.querySelectorAll('tr:not([data-score-id])')) placeholder.remove();
+    localiseTimes(tpl.content);
+    let previous = null;
+    for (const row of incoming) {
+      const existing = shown.get(row.dataset.scoreId);
+      if (existing) {
+        previous = existing;
+        continue;
+      }
+      if (previous) previous.after(row);
+      else body.prepend(row);
+      previous = row;
+    }
+    // Keep the list as long as the server's, dropping the oldest rows the user is not on.
+    const keep = new Set(incoming.map((r) => r.dataset.scoreId));
+    const selection = document.getSelection();
+    for (const row of shown.values()) {
+      if (keep.has(row.dataset.scoreId)) continue;
+      if (row.contains(document.activeElement) || (selection && selection.containsNode(row, true))) continue;
+      row.remove();
     }
   };
+
+  const tick = async () => {
+    if (paused) return;
+    try {
+      const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      if (res.redirected || !res.ok) {
+        say(res.redirected ? 'Signed out: reload the page to sign in again.' : 'Updates failed; retrying.');
+        return;
+      }
+      const data = await res.json();
+      if (paused) return;
+      // Both fragments are rendered and escaped by the server.
+      merge(data.rows);
+      if (usage && data.usage !== lastUsage) {
+        lastUsage = data.usage;
+        usage.innerHTML = data.usage;
+        localiseTimes(usage);
+      }
+      say(data.live ? 'Live: new scores appear as they happen.' : 'Waiting for the score stream.');
+    } catch {
+      say('Connection lost; retrying.');
+    }
+  };
+
+  if (toggle) {
+    toggle.hidden = false;
+    toggle.addEventListener('click', () => {
+      paused = !paused;
+      toggle.setAttribute('aria-pressed', String(paused));
+      toggle.textContent = paused ? 'Resume updates' : 'Pause updates';
+      say(paused ? 'Paused: new scores are not shown until you resume.' : 'Resuming…');
+      if (!paused) void tick();
+    });
+  }
   setInterval(tick, 500);
 }

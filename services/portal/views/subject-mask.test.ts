@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Explanation } from '../../../shared/audit/explain.ts';
-import { explainPage } from './activity.ts';
+import { explainPage } from './explain.ts';
 import { maskExplanation } from './subject-mask.ts';
 
 const PHONE = '+447911123456';
