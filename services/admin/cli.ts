@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { Email, SETUP_TTL_S, UserStore } from '../../shared/portal/users.ts';
 import { loadPortalConfig } from '../portal/config.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';
 import {
@@ -32,7 +32,7 @@ import {
 } from '../../shared/orgs/store.ts';
 import { VersionAdmin } from '../../shared/scoring/version-state.ts';
 import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
-import type { Redis } from '../../shared/clients/redis.ts';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import {
   withdrawOutcome,
@@ -279,10 +279,10 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
 
 if (import.meta.main) {
   const cfg = loadPortalConfig();
-  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-admin' });
+  const redis = createRedis(durableRedis(cfg), { connectionName: 'frs-admin' });
   // Made only by the command that needs them.
   let ch: ClickHouseClient | undefined;
-  let ledgerRedis: Redis | undefined;
+  let ledgerRedis: RedisClient | undefined;
   try {
     const out = await run(process.argv.slice(2), new OrgStore(redis), {
       versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { API_KEY_PATTERN, keyDigest } from '../../shared/orgs/keys.ts';
@@ -114,7 +114,7 @@ export class Authenticator {
    * reloads the whole replica each time that connection is re-established, since messages sent
    * while it was down are lost. Safe to call again after a failed subscribe.
    */
-  async follow(subscriber: Redis): Promise<void> {
+  async follow(subscriber: RedisClient): Promise<void> {
     if (!this.following) {
       this.following = true;
       subscriber.on('message', (channel: string, message: string) => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
 
@@ -9,12 +9,12 @@ import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
  * `ZADD GT` keeps the latest time when several nodes flush the same key in any order.
  */
 export class KeyUsage {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly log: Logger;
   private pending = new Map<string, { orgId: string; at: number }>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(redis: Redis, log: Logger) {
+  constructor(redis: RedisClient, log: Logger) {
     this.redis = redis;
     this.log = log;
   }

@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -49,13 +49,13 @@ function summarize(r: AuditRecordEnvelope): ScoreSummary {
  */
 export class ActivityFeed {
   private readonly consumer: Consumer;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly log: Logger;
   private joined = false;
   private fetched = false;
   skipped = 0;
 
-  constructor(deps: { kafka: Kafka; groupId: string; redis: Redis; log: Logger }) {
+  constructor(deps: { kafka: Kafka; groupId: string; redis: RedisClient; log: Logger }) {
     // Small waits: a score should reach the page well inside 2 s of its 200.
     this.consumer = deps.kafka.consumer({
       groupId: deps.groupId,
@@ -127,9 +127,9 @@ export class ActivityFeed {
 
 /** Reads what ActivityFeed keeps, for one organisation. */
 export class ActivityStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.redis = redis;
   }
 

@@ -11,7 +11,7 @@
  * current and the previous version are kept: a node still loading the previous one finds it.
  */
 import type { SubjectKeys } from './subject-key.ts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import type { CapabilityName } from './registry.ts';
 
 export interface SnapshotMeta {
@@ -41,8 +41,8 @@ export interface RefreshStatus {
 
 export class SnapshotStore {
   readonly prefix: string;
-  private readonly redis: Redis;
-  private readonly ledger: Redis;
+  private readonly redis: RedisClient;
+  private readonly ledger: RedisClient;
 
   private readonly subjectKeys: SubjectKeys | undefined;
 
@@ -50,7 +50,7 @@ export class SnapshotStore {
    * `ledger`: the Redis of the reputation ledger, which may be another server. `subjectKeys`: how
    * ledger subjects are named; only a publisher of the ledger (the refresher) needs it.
    */
-  constructor(redis: Redis, prefix: string, ledger: Redis = redis, subjectKeys?: SubjectKeys) {
+  constructor(redis: RedisClient, prefix: string, ledger: RedisClient = redis, subjectKeys?: SubjectKeys) {
     this.redis = redis;
     this.prefix = prefix;
     this.ledger = ledger;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import { z } from 'zod';
 import { Context } from '../contract/request.ts';
 import { storableText } from '../contract/storable-text.ts';
@@ -101,7 +101,7 @@ export interface ResolvedKey {
 
 /** Organisations and API keys in Redis. Keys are stored only as SHA-256 digests. */
 export class OrgStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   /** At most MAX_ACTIVE_KEYS active keys per organisation, for the portal and the admin CLI alike. */
   readonly quota: ActiveKeyQuota;
   private readonly keyReader: KeyReader = {
@@ -110,7 +110,7 @@ export class OrgStore {
     statuses: (keyIds) => Promise.all(keyIds.map(async (id) => (await this.getKey(id))?.status ?? null)),
   };
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.redis = redis;
     this.quota = new ActiveKeyQuota(redis);
   }

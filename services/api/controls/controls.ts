@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/clients/redis.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../../shared/contract/request.ts';
 import type { Logger } from '../../../shared/logger.ts';
@@ -32,11 +32,11 @@ const RETRY_REDIS_AFTER_MS = 1_000;
 const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
 
 type Args = (string | number)[];
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisClient & {
   frsAdmit(numKeys: number, ...args: Args): Promise<[string, number, number, string?]>;
   frsStoreResponse(key: string, ...args: Args): Promise<number>;
   frsRelease(numKeys: number, ...args: Args): Promise<number>;
-}
+};
 
 /** What the route does next, with the headers every outcome carries. */
 export type Admission =
@@ -70,7 +70,7 @@ export const NO_CONTROLS: AdmissionControl = {
 
 export interface ControlsDeps {
   /** A fail-fast client (no offline queue, short command timeout): see shared/clients/redis.ts. */
-  redis: Redis;
+  redis: RedisClient;
   log: Logger;
   /** API nodes expected in the deployment; divides the rate and credits while Redis is down. */
   nodeCount: number;
@@ -236,7 +236,7 @@ export class Controls implements AdmissionControl {
           this.local.observe(key, Number(used));
           i += 2;
         }
-        this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
+        this.log.info({ keys: ledger.size }, 'credits billed during the RedisClient outage reconciled');
       })
       .catch((err: unknown) => {
         this.local.restore(ledger);
@@ -298,7 +298,7 @@ export class Controls implements AdmissionControl {
       await this.redis.frsRelease(keys.length, ...keys, token, credits === null ? '0' : '1');
     } catch (err) {
       if (credits !== null) this.local.refund(credits);
-      this.log.warn({ err }, 'refund not written to Redis; kept for reconciliation');
+      this.log.warn({ err }, 'refund not written to RedisClient; kept for reconciliation');
     }
   }
 
