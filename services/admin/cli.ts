@@ -50,6 +50,7 @@ const USAGE = `usage:
   admin key create --org ORG_ID [--label LABEL]
   admin key list --org ORG_ID
   admin key revoke --key-id ID
+  admin key index                                  (once, on keys made before the index: lists them for API nodes)
   admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
@@ -194,6 +195,8 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       if (!label.success) throw new UsageError(`--label: ${label.error.issues[0]!.message}`);
       return store.createKey(need(values.org, 'org'), label.data);
     }
+    case 'key index':
+      return { indexed: await store.indexKeys() };
     case 'key list':
       return { keys: await store.listKeys(need(values.org, 'org')) };
     case 'key revoke': {

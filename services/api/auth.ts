@@ -127,12 +127,17 @@ export class Authenticator {
             if (k.principal.org.org_id === message) void this.refresh(digest);
         }
       });
-      subscriber.on('ready', () => {
+      const reload = () => {
         if (!this.loaded) return; // the first load is the caller's
         this.load().catch((err: unknown) =>
           this.log.warn({ err }, 'api key replica reload failed; serving the previous one'),
         );
-      });
+      };
+      subscriber.on('ready', reload);
+      // A cluster client's 'ready' is the whole cluster's: when the node its subscription sits on
+      // leaves, ioredis moves the subscription to another node without one, and what was
+      // published in between is lost. A node leaving is the signal to reload there.
+      if ('nodes' in subscriber) subscriber.on('-node', reload);
     }
     await subscriber.subscribe(KEYS_REVOKED_CHANNEL, ORGS_CHANGED_CHANNEL);
   }

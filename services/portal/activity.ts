@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { RedisClient } from '../../shared/clients/redis.ts';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
@@ -93,8 +94,9 @@ export class ActivityFeed {
   }
 
   private async apply({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
-    const tx = this.redis.multi();
-    const touched = new Set<string>();
+    // One transaction per organisation: its keys share a hash tag (one slot of a cluster), and
+    // its summaries, trim and counts land together.
+    const byOrg = new Map<string, ChainableCommander>();
     for (const m of batch.messages) {
       let parsed;
       try {
@@ -110,15 +112,19 @@ export class ActivityFeed {
       const s = summarize(parsed.data);
       const org = parsed.data.org_id;
       const daily = dailyUsageKey(org, utcDay(s.at));
+      let tx = byOrg.get(org);
+      if (!tx) byOrg.set(org, (tx = this.redis.multi()));
       tx.lpush(recentScoresKey(org), JSON.stringify(s));
       tx.hincrby(daily, 'total', 1).hincrby(daily, `band:${s.band}`, 1).expire(daily, DAILY_TTL_S);
-      touched.add(org);
     }
-    for (const org of touched) {
-      tx.ltrim(recentScoresKey(org), 0, RECENT_MAX - 1);
-      tx.expire(recentScoresKey(org), RECENT_TTL_S);
-    }
-    if (touched.size > 0) await tx.exec();
+    await Promise.all(
+      [...byOrg].map(([org, tx]) =>
+        tx
+          .ltrim(recentScoresKey(org), 0, RECENT_MAX - 1)
+          .expire(recentScoresKey(org), RECENT_TTL_S)
+          .exec(),
+      ),
+    );
     const last = batch.messages.at(-1);
     if (last) resolveOffset(last.offset);
     await heartbeat();

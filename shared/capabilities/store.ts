@@ -1,14 +1,16 @@
 /**
  * Where capability snapshots live in Redis and how their versions are announced.
  *
- *   {prefix}:current:{capability}        JSON SnapshotMeta of the version nodes should serve
- *   {prefix}:status:{capability}         JSON RefreshStatus: last confirmation and last failure
- *   {prefix}:blob:{capability}:{version} the snapshot's binary form (snapshot capabilities)
+ *   {prefix}:current:{<capability>}        JSON SnapshotMeta of the version nodes should serve
+ *   {prefix}:status:{<capability>}         JSON RefreshStatus: last confirmation and last failure
+ *   {prefix}:blob:{<capability>}:<version> the snapshot's binary form (snapshot capabilities)
  *   {prefix}:ledger:{version}            hash of subject key (keyed HMAC) -> reports (in the ledger Redis)
  *   {prefix}:announce                    pub/sub channel; the message is the capability's name
  *
  * A node that misses an announcement catches up by polling the current and status keys. Only the
- * current and the previous version are kept: a node still loading the previous one finds it.
+ * current and the previous version are kept: a node still loading the previous one finds it. The
+ * capability's name in braces is a hash tag: a capability's keys, written together in one
+ * transaction, share one slot of a Redis Cluster (docs/scale-out.md).
  */
 import type { SubjectKeys } from './subject-key.ts';
 import type { RedisClient } from '../clients/redis.ts';
@@ -66,19 +68,25 @@ export class SnapshotStore {
     return `${this.prefix}:announce`;
   }
 
-  currentKey = (name: CapabilityName) => `${this.prefix}:current:${name}`;
-  statusKey = (name: CapabilityName) => `${this.prefix}:status:${name}`;
-  blobKey = (name: CapabilityName, version: string) => `${this.prefix}:blob:${name}:${version}`;
+  currentKey = (name: CapabilityName) => `${this.prefix}:current:{${name}}`;
+  statusKey = (name: CapabilityName) => `${this.prefix}:status:{${name}}`;
+  blobKey = (name: CapabilityName, version: string) => `${this.prefix}:blob:{${name}}:${version}`;
   ledgerKey = (version: string) => `${this.prefix}:ledger:${version}`;
 
-  /** Current meta and status of each capability, in one round trip. */
+  /**
+   * Current meta and status of each capability: one MGET per capability (its two keys share a
+   * slot), auto-pipelined into one round trip per server.
+   */
   async read(names: readonly CapabilityName[]): Promise<{ meta?: SnapshotMeta; status?: RefreshStatus }[]> {
-    const keys = names.flatMap((n) => [this.currentKey(n), this.statusKey(n)]);
-    const values = await this.redis.mget(keys);
-    return names.map((_, i) => ({
-      ...(values[2 * i] ? { meta: JSON.parse(values[2 * i]!) as SnapshotMeta } : {}),
-      ...(values[2 * i + 1] ? { status: JSON.parse(values[2 * i + 1]!) as RefreshStatus } : {}),
-    }));
+    return Promise.all(
+      names.map(async (n) => {
+        const [meta, status] = await this.redis.mget(this.currentKey(n), this.statusKey(n));
+        return {
+          ...(meta ? { meta: JSON.parse(meta) as SnapshotMeta } : {}),
+          ...(status ? { status: JSON.parse(status) as RefreshStatus } : {}),
+        };
+      }),
+    );
   }
 
   async current(name: CapabilityName): Promise<SnapshotMeta | undefined> {
