@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A local Redis Cluster for trying and testing the multi-node topology (docs/scale-out.md): six
 # redis-server processes on loopback, three primaries and three replicas, data under
-# $STACK_DIR/redis-cluster/<port>/. It takes the place of the durable Redis only (REDIS_URL); the
-# explain cache stays a single server. Each node loads the ACL users of infra/ops/redis/users.acl
+# $STACK_DIR/redis-cluster/<first port>/<port>/. It takes the place of the durable Redis only
+# (REDIS_URL); the explain cache stays a single server. Each node loads the ACL users of infra/ops/redis/users.acl
 # with the local passwords of infra/local/redis.sh (read, never rewritten), so the services log
 # in as they do on the single server; the default user stays on for redis-cli and fixtures.
 #   redis-cluster.sh up      start the nodes and create the cluster (idempotent); prints the env
@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BASE_PORT="${FRS_REDIS_CLUSTER_PORT:-7000}"
 PORTS=()
 for i in 0 1 2 3 4 5; do PORTS+=($((BASE_PORT + i))); done
-DIR="$STACK_DIR/redis-cluster"
+DIR="$STACK_DIR/redis-cluster/$BASE_PORT"
 [[ $DIR == /* ]] || DIR="$PWD/$DIR"
 PASSWORDS="$STACK_DIR/redis-acl/passwords.env"
 
@@ -75,7 +75,7 @@ up() {
 down() {
   local p
   for p in "${PORTS[@]}"; do stop_pidfile "cluster node $p" "$DIR/$p/pid"; done
-  for p in "${PORTS[@]}"; do rm -rf "${DIR:?}/$p"; done
+  rm -rf "$DIR"
 }
 
 status() {
