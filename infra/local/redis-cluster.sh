@@ -2,9 +2,10 @@
 # A local Redis Cluster for trying and testing the multi-node topology (docs/scale-out.md): six
 # redis-server processes on loopback, three primaries and three replicas, data under
 # $STACK_DIR/redis-cluster/<first port>/<port>/. It takes the place of the durable Redis only
-# (REDIS_URL); the explain cache stays a single server. Each node loads the ACL users of infra/ops/redis/users.acl
-# with the local passwords of infra/local/redis.sh (read, never rewritten), so the services log
-# in as they do on the single server; the default user stays on for redis-cli and fixtures.
+# (REDIS_URL); the explain cache stays a single server. Each node loads the ACL users of
+# infra/ops/redis/users.acl with the local passwords of infra/local/redis.sh (read, never
+# rewritten), so the services log in as they do on the single server; the default user stays on
+# for redis-cli and fixtures.
 #   redis-cluster.sh up      start the nodes and create the cluster (idempotent); prints the env
 #   redis-cluster.sh down    stop the nodes and remove their data (a throwaway cluster)
 #   redis-cluster.sh status
