@@ -183,15 +183,14 @@ describe('Redis Cluster', () => {
     const blocking = createRedis(durableRedis(refresherCfg), { blocking: true });
     clients.push(blocking);
     const queue = new Queue(REFRESHER_QUEUE, { connection, prefix: refresherCfg.BULLMQ_PREFIX });
-    const done = new Promise<unknown>((resolve) => {
-      const worker = new Worker(REFRESHER_QUEUE, async (job) => job.data as unknown, {
-        connection: blocking,
-        prefix: refresherCfg.BULLMQ_PREFIX,
-      });
-      worker.on('completed', (job) => resolve(job.returnvalue));
+    const worker = new Worker(REFRESHER_QUEUE, async (job) => job.data as unknown, {
+      connection: blocking,
+      prefix: refresherCfg.BULLMQ_PREFIX,
     });
+    const done = new Promise<unknown>((resolve) => worker.on('completed', (job) => resolve(job.returnvalue)));
     await queue.add('ping', { n: 1 }, { removeOnComplete: true, removeOnFail: true });
     expect(await done).toEqual({ n: 1 });
+    await worker.close();
     await queue.obliterate({ force: true });
     await queue.close();
 
