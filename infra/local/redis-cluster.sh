@@ -52,10 +52,12 @@ up() {
     mkdir -p "$DIR/$p"
     if pid_alive "$DIR/$p/pid"; then continue; fi
     port_open "$p" && die "port $p is taken by a process this script did not start"
-    # Small and quick: no fsync per write, no RDB; the cluster is for tests and trials.
+    # Small and quick: no fsync per write, no RDB; the cluster is for tests and trials. A replica
+    # may always take over (validity factor 0): a test kills a primary seconds after the start.
     redis-server --port "$p" --bind 127.0.0.1 --dir "$DIR/$p" --daemonize yes \
       --pidfile "$DIR/$p/pid" --logfile "$DIR/$p/redis.log" \
       --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+      --cluster-replica-validity-factor 0 \
       --appendonly yes --appendfsync no --save '' --maxmemory 256mb --maxmemory-policy noeviction \
       --aclfile "$DIR/users.acl"
     wait_for "cluster node $p" 10 redis-cli -p "$p" ping || die "node $p did not answer; see $DIR/$p/redis.log"

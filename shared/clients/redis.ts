@@ -79,6 +79,10 @@ export function createRedis(target: string | RedisTarget, opts: RedisOptions = {
       maxRedirections: opts.failFast ? 3 : 16,
       redisOptions: { ...settings, ...credentials(u) },
       slotsRefreshTimeout: 2_000,
+      // Re-read the slot map every second: after a primary dies, its promoted replica is found
+      // within a second of the promotion (ioredis would otherwise keep the dead node's slots
+      // until a redirection, which a node that no longer answers never sends).
+      slotsRefreshInterval: 1_000,
     });
     return reportOutages(cluster, opts);
   }
