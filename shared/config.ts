@@ -26,6 +26,19 @@ const secondsByCapability = z
     return out;
   });
 
+/** `host:port,host:port` (an IPv6 host in brackets), as REDIS_CLUSTER_NODES and REDIS_SENTINELS give them. */
+const hostPorts = z
+  .string()
+  .transform((s) => s.split(',').map((b) => b.trim()))
+  .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/, 'expected host:port')).min(1))
+  .transform((list) =>
+    list.map((hp) => {
+      const at = hp.lastIndexOf(':');
+      return { host: hp.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(hp.slice(at + 1)) };
+    }),
+  )
+  .optional();
+
 const envSchema = z.object({
   PORT: port.default(8080),
   /** Interface the API (and the sink's and refresher's metrics servers) bind; loopback locally, 0.0.0.0 in containers. */
@@ -35,6 +48,18 @@ const envSchema = z.object({
   /** Port of the refresher's /metrics, /livez and /readyz. */
   REFRESHER_METRICS_PORT: port.default(9465),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /**
+   * Seed nodes of a Redis Cluster holding what REDIS_URL would (docs/scale-out.md); REDIS_URL then
+   * gives only the ACL user, password and TLS. Unset: REDIS_URL is one server.
+   */
+  REDIS_CLUSTER_NODES: hostPorts,
+  /** Sentinels of a primary/replica group holding what REDIS_URL would; REDIS_URL gives the login. */
+  REDIS_SENTINELS: hostPorts,
+  /** The Sentinel group's master name (with REDIS_SENTINELS). */
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/)
+    .optional(),
   KAFKA_BROKERS: z
     .string()
     .default('127.0.0.1:9092')
@@ -89,10 +114,13 @@ const envSchema = z.object({
   NODE_ID: z.string().min(1).max(64).optional(),
   /** Consumer group of the audit sink; every sink process of one deployment shares it. */
   AUDIT_SINK_GROUP: z.string().min(1).default('frs-audit-sink'),
-  /** Key prefix of the refresher's BullMQ queues; separates deployments sharing one Redis. */
+  /**
+   * Key prefix of the refresher's BullMQ queues; separates deployments sharing one Redis. On a
+   * Redis Cluster it must be a hash tag (`{frs}`): BullMQ's scripts touch many keys of a queue.
+   */
   BULLMQ_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
+    .regex(/^([A-Za-z0-9_-]+|\{[A-Za-z0-9_-]+\})$/, 'expected a name or a hash tag like {frs}')
     .default('frs'),
   /** Where the audit publisher spills records while Kafka is unreachable (one subfolder per node). */
   AUDIT_JOURNAL_DIR: z.string().min(1).default('.stack/journal'),
@@ -187,6 +215,21 @@ const envSchema = z.object({
 });
 
 const withKafkaSasl = envSchema.superRefine((c, ctx) => {
+  if (c.REDIS_CLUSTER_NODES && c.REDIS_SENTINELS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_SENTINELS'],
+      message: 'set REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both',
+    });
+  }
+  // BullMQ's scripts would fail with CROSSSLOT on the first job; refuse at boot instead.
+  if (c.REDIS_CLUSTER_NODES && !c.BULLMQ_PREFIX.startsWith('{')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['BULLMQ_PREFIX'],
+      message: 'on a Redis Cluster it must be a hash tag, e.g. {frs}',
+    });
+  }
   if (c.KAFKA_SASL_MECHANISM && (!c.KAFKA_SASL_USERNAME || !c.KAFKA_SASL_PASSWORD)) {
     ctx.addIssue({
       code: 'custom',

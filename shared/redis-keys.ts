@@ -16,14 +16,19 @@ export const PERMANENT_KEYS: readonly { pattern: RegExp; what: string; bound: st
     bound: 'one per key',
   },
   { pattern: /^frs:keyid:key_[0-9a-f]+$/, what: 'an API key by its id', bound: 'one per key' },
+  {
+    pattern: /^frs:apikey:(index|indexed)$/,
+    what: "every key's digest -> its id (the API nodes' key replica), and whether it is complete",
+    bound: 'one entry per key not revoked',
+  },
   { pattern: /^frs:versions$/, what: 'score-version state (default, challenger, retired)', bound: 'one' },
   {
-    pattern: /^frs:cap:(current|status):[a-z_]+$/,
+    pattern: /^frs:cap:(current|status):\{[a-z_]+\}$/,
     what: 'the current snapshot of each capability and its refresh status',
     bound: 'two per capability',
   },
   {
-    pattern: /^frs:cap:(blob:[a-z_]+|ledger):[0-9]+-[0-9a-f]{8}$/,
+    pattern: /^frs:cap:(blob:\{[a-z_]+\}|ledger):[0-9]+-[0-9a-f]{8}$/,
     what: "capability snapshots and the consortium feed's hash: the current and the previous version",
     bound: 'two versions per capability, replaced by each refresh',
   },
@@ -33,7 +38,7 @@ export const PERMANENT_KEYS: readonly { pattern: RegExp; what: string; bound: st
     bound: 'one per user the operators create',
   },
   {
-    pattern: /^frs:refresher:/,
+    pattern: /^(frs|\{frs\}):refresher:/,
     what: "the refresher's BullMQ queue (its metadata, schedulers and retained jobs)",
     bound: 'BullMQ keeps the last jobs only (removeOnComplete/removeOnFail)',
   },

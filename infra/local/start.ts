@@ -84,6 +84,8 @@ async function seedDemo(): Promise<DemoCredential[]> {
   const previous = existsSync(DEMO_FILE) ? readDemoIds(DEMO_FILE) : readDemoIds(OLD_DEMO_FILE);
   const out: DemoCredential[] = [];
   try {
+    // Keys made before the digest index existed join it (idempotent: one SCAN per start).
+    await store.indexKeys();
     for (const tier of TIERS) {
       const prev = previous[tier];
       let orgId = prev && (await store.getOrg(prev.org_id)) ? prev.org_id : undefined;

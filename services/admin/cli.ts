@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { Email, SETUP_TTL_S, UserStore } from '../../shared/portal/users.ts';
 import { loadPortalConfig } from '../../shared/portal/config.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';
 import {
@@ -32,7 +32,7 @@ import {
 } from '../../shared/orgs/store.ts';
 import { VersionAdmin } from '../../shared/scoring/version-state.ts';
 import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
-import type { Redis } from '../../shared/clients/redis.ts';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import {
   withdrawOutcome,
@@ -50,6 +50,7 @@ const USAGE = `usage:
   admin key create --org ORG_ID [--label LABEL]
   admin key list --org ORG_ID
   admin key revoke --key-id ID
+  admin key index                                  (once, on keys made before the index: lists them for API nodes)
   admin context set --org ORG_ID --id CONTEXT_ID --json CONTEXT
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
@@ -195,6 +196,8 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       if (!label.success) throw new UsageError(`--label: ${label.error.issues[0]!.message}`);
       return store.createKey(need(values.org, 'org'), label.data);
     }
+    case 'key index':
+      return { indexed: await store.indexKeys() };
     case 'key list':
       return { keys: await store.listKeys(need(values.org, 'org')) };
     case 'key revoke': {
@@ -290,10 +293,10 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
 
 if (import.meta.main) {
   const cfg = loadPortalConfig();
-  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-admin' });
+  const redis = createRedis(durableRedis(cfg), { connectionName: 'frs-admin' });
   // Made only by the command that needs them.
   let ch: ClickHouseClient | undefined;
-  let ledgerRedis: Redis | undefined;
+  let ledgerRedis: RedisClient | undefined;
   try {
     const out = await run(process.argv.slice(2), new OrgStore(redis), {
       versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),

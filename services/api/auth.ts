@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { API_KEY_PATTERN, keyDigest } from '../../shared/orgs/keys.ts';
@@ -119,7 +119,7 @@ export class Authenticator {
    * reloads the whole replica each time that connection is re-established, since messages sent
    * while it was down are lost. Safe to call again after a failed subscribe.
    */
-  async follow(subscriber: Redis): Promise<void> {
+  async follow(subscriber: RedisClient): Promise<void> {
     if (!this.following) {
       this.following = true;
       subscriber.on('message', (channel: string, message: string) => {
@@ -132,12 +132,17 @@ export class Authenticator {
             if (k.principal.org.org_id === message) void this.refresh(digest);
         }
       });
-      subscriber.on('ready', () => {
+      const reload = () => {
         if (!this.loaded) return; // the first load is the caller's
         this.load().catch((err: unknown) =>
           this.log.warn({ err }, 'api key replica reload failed; serving the previous one'),
         );
-      });
+      };
+      subscriber.on('ready', reload);
+      // A cluster client's 'ready' is the whole cluster's: when the node its subscription sits on
+      // leaves, ioredis moves the subscription to another node without one, and what was
+      // published in between is lost. A node leaving is the signal to reload there.
+      if ('nodes' in subscriber) subscriber.on('-node', reload);
     }
     await subscriber.subscribe(KEYS_REVOKED_CHANNEL, ORGS_CHANGED_CHANNEL);
   }

@@ -1,20 +1,21 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
 
 /**
  * "Last used" of each API key for the portal's Keys page, kept off the request path: a request
- * only records the time in memory; a timer writes every key touched since the last flush in one
- * pipeline, so each key costs Redis at most one write per interval whatever its traffic.
+ * only records the time in memory; a timer writes every key touched since the last flush, one
+ * ZADD per organisation (one key each, so each lands on its own slot's node of a cluster), so each
+ * key costs Redis at most one write per interval whatever its traffic.
  * `ZADD GT` keeps the latest time when several nodes flush the same key in any order.
  */
 export class KeyUsage {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly log: Logger;
   private pending = new Map<string, { orgId: string; at: number }>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(redis: Redis, log: Logger) {
+  constructor(redis: RedisClient, log: Logger) {
     this.redis = redis;
     this.log = log;
   }
@@ -28,13 +29,18 @@ export class KeyUsage {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const tx = this.redis.pipeline();
-    for (const [keyId, { orgId, at }] of batch) tx.zadd(keysLastUsedKey(orgId), 'GT', at, keyId);
+    const byOrg = new Map<string, (string | number)[]>();
+    for (const [keyId, { orgId, at }] of batch) {
+      const members = byOrg.get(orgId) ?? [];
+      members.push(at, keyId);
+      byOrg.set(orgId, members);
+    }
     try {
-      // A pipeline resolves even when its commands were refused (NOPERM from an ACL without the
-      // write, a wrong type): such a reply counts as a failed flush, not as times written.
-      const refused = (await tx.exec())?.find(([err]) => err)?.[0];
-      if (refused) throw refused;
+      // Auto-pipelined: one write per node however many organisations; any refusal (NOPERM from
+      // an ACL without the write, a wrong type) counts as a failed flush, not as times written.
+      await Promise.all(
+        [...byOrg].map(([orgId, members]) => this.redis.zadd(keysLastUsedKey(orgId), 'GT', ...members)),
+      );
     } catch (err) {
       // Redis unreachable or the write refused: keep the times (newer touches win) and try again
       // at the next tick; the warning says why.

@@ -16,7 +16,7 @@ import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis, type RedisTarget } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
@@ -72,31 +72,44 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
   /** Built once the publishers it reads exist; the scores publisher reports to it from then on. */
   let metrics: ApiMetrics | undefined;
 
-  const redisClient = (name: string, url: string, failFast: boolean) =>
+  const redisClient = (name: string, target: RedisTarget, failFast: boolean) =>
     resources.add(
       'clients',
       name,
-      createRedis(url, { connectionName: `frs-api-${name}-${nodeId}`, failFast, log }),
+      createRedis(target, { connectionName: `frs-api-${name}-${nodeId}`, failFast, log }),
       (r) => r.disconnect(),
     );
 
   async function start(): Promise<void> {
     // The hot path (key reads, the controls script) fails fast and degrades; background work (the
     // key replica, pub/sub) may wait and retry.
-    const redis = redisClient('hot', cfg.REDIS_URL, true);
-    const redisBg = redisClient('bg', cfg.REDIS_URL, false);
-    const redisSub = redisClient('sub', cfg.REDIS_URL, false);
+    // One server, a Sentinel group or a cluster, as configured (docs/scale-out.md).
+    const durable = durableRedis(cfg);
+    const redis = redisClient('hot', durable, true);
+    const redisBg = redisClient('bg', durable, false);
+    const redisSub = redisClient('sub', durable, false);
     // Snapshots load on connections of their own: a 20 MB read must not queue behind or ahead of
     // the hot path's commands, and a subscribed connection can do nothing else.
-    const redisSnapshots = redisClient('snap', cfg.REDIS_URL, false);
-    const redisSnapshotSub = redisClient('snapsub', cfg.REDIS_URL, false);
+    const redisSnapshots = redisClient('snap', durable, false);
+    const redisSnapshotSub = redisClient('snapsub', durable, false);
     // Explain copies and the recent-score index go to a cache server of their own: disposable,
     // memory-bounded, never persisted.
-    const redisExplain = redisClient('explain', cfg.EXPLAIN_REDIS_URL, true);
+    const redisExplain = resources.add(
+      'clients',
+      'explain',
+      createRedis(cfg.EXPLAIN_REDIS_URL, {
+        connectionName: `frs-api-explain-${nodeId}`,
+        failFast: true,
+        log,
+      }),
+      (r) => r.disconnect(),
+    );
     // The live ledger: fail fast, so an outage costs a request at most the breaker's timeout. On
     // the main Redis it shares the hot connection, whose auto-pipeline then sends a request's
     // lookup and controls script in one write (a socket write per request less).
-    const redisLedger = cfg.LEDGER_REDIS_URL ? redisClient('ledger', cfg.LEDGER_REDIS_URL, true) : redis;
+    const redisLedger = cfg.LEDGER_REDIS_URL
+      ? redisClient('ledger', { url: cfg.LEDGER_REDIS_URL }, true)
+      : redis;
     const ch = resources.add('clients', 'clickhouse', createClickHouse(cfg.CLICKHOUSE_URL), (c) => c.close());
     const kafka = createKafka(cfg.KAFKA_BROKERS, `frs-api-${nodeId}`, kafkaSecurity(cfg));
 

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { Redis } from '../../shared/clients/redis.ts';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 
 /** `used_memory` and `maxmemory` from INFO memory (0 maxmemory means unbounded). */
 export function parseMemoryInfo(info: string): { used: number; max: number } {
@@ -13,12 +13,15 @@ export function parseMemoryInfo(info: string): { used: number; max: number } {
  * time on background connections, never on the score path. Alert on used / max: the durable
  * server refuses writes when full.
  */
-export function registerRedisMemory(registry: Registry, servers: Record<string, Redis>): void {
+export function registerRedisMemory(registry: Registry, servers: Record<string, RedisClient>): void {
   const read = async () =>
     Promise.all(
       Object.entries(servers).map(async ([server, redis]) => {
         try {
-          return { server, ...parseMemoryInfo(await redis.info('memory')) };
+          // On a cluster the fullest primary: the first to refuse writes.
+          const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+          const infos = await Promise.all(nodes.map(async (n) => parseMemoryInfo(await n.info('memory'))));
+          return { server, ...infos.reduce((a, b) => (b.used > a.used ? b : a)) };
         } catch {
           return undefined;
         }

@@ -4,14 +4,14 @@
  * always off the hot path. A request reads `current` once, so a switch lands between requests.
  * While Redis cannot be read the node keeps the state it has.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { effectiveState, readVersionState, type VersionState } from '../../shared/scoring/version-state.ts';
 
 export interface VersionFollowerDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** A connection that may already be subscribed to other channels; messages are filtered. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   key: string;
   configuredChallenger?: string;
   pollMs: number;

@@ -6,7 +6,7 @@ import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -47,7 +47,10 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
       const ledgerRedis = resources.add(
         'clients',
         'ledger redis',
-        createRedis(cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL, { connectionName: 'frs-ledger-learner', log }),
+        createRedis(durableRedis(cfg, cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL), {
+          connectionName: 'frs-ledger-learner',
+          log,
+        }),
         (r) => r.disconnect(),
       );
       const progress = resources.add(

@@ -1,5 +1,6 @@
+import type { ChainableCommander } from 'ioredis';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -49,13 +50,13 @@ function summarize(r: AuditRecordEnvelope): ScoreSummary {
  */
 export class ActivityFeed {
   private readonly consumer: Consumer;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly log: Logger;
   private joined = false;
   private fetched = false;
   skipped = 0;
 
-  constructor(deps: { kafka: Kafka; groupId: string; redis: Redis; log: Logger }) {
+  constructor(deps: { kafka: Kafka; groupId: string; redis: RedisClient; log: Logger }) {
     // Small waits: a score should reach the page well inside 2 s of its 200.
     this.consumer = deps.kafka.consumer({
       groupId: deps.groupId,
@@ -93,8 +94,9 @@ export class ActivityFeed {
   }
 
   private async apply({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
-    const tx = this.redis.multi();
-    const touched = new Set<string>();
+    // One transaction per organisation: its keys share a hash tag (one slot of a cluster), and
+    // its summaries, trim and counts land together.
+    const byOrg = new Map<string, ChainableCommander>();
     for (const m of batch.messages) {
       let parsed;
       try {
@@ -110,18 +112,22 @@ export class ActivityFeed {
       const s = summarize(parsed.data);
       const org = parsed.data.org_id;
       const daily = dailyUsageKey(org, utcDay(s.at));
+      let tx = byOrg.get(org);
+      if (!tx) byOrg.set(org, (tx = this.redis.multi()));
       tx.lpush(recentScoresKey(org), JSON.stringify(s));
       tx.hincrby(daily, 'total', 1)
         .hincrby(daily, `band:${s.band}`, 1)
         .hincrby(daily, `hour:${new Date(s.at).getUTCHours()}:${s.band}`, 1)
         .expire(daily, DAILY_TTL_S);
-      touched.add(org);
     }
-    for (const org of touched) {
-      tx.ltrim(recentScoresKey(org), 0, RECENT_MAX - 1);
-      tx.expire(recentScoresKey(org), RECENT_TTL_S);
-    }
-    if (touched.size > 0) await tx.exec();
+    await Promise.all(
+      [...byOrg].map(([org, tx]) =>
+        tx
+          .ltrim(recentScoresKey(org), 0, RECENT_MAX - 1)
+          .expire(recentScoresKey(org), RECENT_TTL_S)
+          .exec(),
+      ),
+    );
     const last = batch.messages.at(-1);
     if (last) resolveOffset(last.offset);
     await heartbeat();
@@ -137,9 +143,9 @@ export interface DayUsage {
 
 /** Reads what ActivityFeed keeps, for one organisation. */
 export class ActivityStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.redis = redis;
   }
 

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { z } from 'zod';
 import { sessionFlashKey } from '../../shared/portal/keyspace.ts';
 import { sha256Hex } from '../../shared/sha256.ts';
@@ -32,9 +32,9 @@ const sealKey = (sid: string) => Buffer.from(hkdfSync('sha256', sid, '', 'frs-po
  * must not reveal it any more than it reveals a session. Read with GETDEL: shown once.
  */
 export class FlashStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.redis = redis;
   }
 

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -36,7 +36,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
       const redis = resources.add(
         'clients',
         'redis',
-        createRedis(cfg.REDIS_URL, { connectionName: 'frs-portal' }),
+        createRedis(durableRedis(cfg), { connectionName: 'frs-portal' }),
         (r) => r.disconnect(),
       );
       // The explain copies, read exactly as the API reads them.

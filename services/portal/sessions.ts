@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../../shared/sha256.ts';
 import { parseCookie } from 'cookie';
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { z } from 'zod';
 import { sessionKey, userKey } from '../../shared/portal/keyspace.ts';
 import type { PortalUser } from '../../shared/portal/users.ts';
@@ -59,10 +59,10 @@ export function clearCookie(req: Request, res: Response, name: string): void {
  * expire after `idleS`; every session ends `ABSOLUTE_TTL_MS` after sign-in.
  */
 export class SessionStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   readonly idleS: number;
 
-  constructor(redis: Redis, idleS: number) {
+  constructor(redis: RedisClient, idleS: number) {
     this.redis = redis;
     this.idleS = idleS;
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { signinAttemptsKey } from '../../shared/portal/keyspace.ts';
 import { sha256Hex } from '../../shared/sha256.ts';
 
@@ -25,10 +25,10 @@ const GIVE_BACK = `
 if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisClient & {
   frsSigninTake(key: string, max: number, ttlS: number): Promise<number>;
   frsSigninGiveBack(key: string): Promise<number>;
-}
+};
 
 /** What `take` answers: a slot to hand back if the password is right, or how long to wait. */
 export type SigninSlot = { ok: true; succeeded: () => Promise<void> } | { ok: false; retryAfterS: number };
@@ -45,7 +45,7 @@ export class SigninLimit {
   private readonly redis: ScriptedRedis;
   private readonly opts: SigninLimitOptions;
 
-  constructor(redis: Redis, opts: SigninLimitOptions) {
+  constructor(redis: RedisClient, opts: SigninLimitOptions) {
     redis.defineCommand('frsSigninTake', { lua: TAKE, numberOfKeys: 1 });
     redis.defineCommand('frsSigninGiveBack', { lua: GIVE_BACK, numberOfKeys: 1 });
     this.redis = redis as ScriptedRedis;

@@ -14,7 +14,7 @@ import { configuredCapabilities, isStale } from '../../shared/capabilities/regis
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 
@@ -26,7 +26,7 @@ export async function buildMissing(
   log: Logger,
   opts: { stale?: boolean } = {},
 ): Promise<MissingResult[]> {
-  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-refresh-missing', log });
+  const redis = createRedis(durableRedis(cfg), { connectionName: 'frs-refresh-missing', log });
   const ledger = cfg.LEDGER_REDIS_URL
     ? createRedis(cfg.LEDGER_REDIS_URL, { connectionName: 'frs-refresh-missing-ledger', log })
     : redis;

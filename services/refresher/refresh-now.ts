@@ -9,8 +9,8 @@
  * rebuilds every capability not confirmed within its freshness limit (what the test setup runs).
  */
 import { Queue, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
 import { CAPABILITY_BY_NAME } from '../../shared/capabilities/registry.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { buildMissing } from './build-missing.ts';
@@ -42,13 +42,15 @@ async function missing(): Promise<number> {
 }
 
 async function throughQueue(): Promise<number> {
-  const connection = new Redis(cfg.REDIS_URL, {
-    maxRetriesPerRequest: null,
-    connectionName: 'frs-refresh-now',
+  const connection = createRedis(durableRedis(cfg), { blocking: true, connectionName: 'frs-refresh-now' });
+  // QueueEvents blocks on its connection: one of its own.
+  const eventsConnection = createRedis(durableRedis(cfg), {
+    blocking: true,
+    connectionName: 'frs-refresh-now-events',
   });
   const queue = new Queue(REFRESHER_QUEUE, { connection, prefix: cfg.BULLMQ_PREFIX });
   const events = new QueueEvents(REFRESHER_QUEUE, {
-    connection: connection.duplicate(),
+    connection: eventsConnection,
     prefix: cfg.BULLMQ_PREFIX,
   });
   try {
@@ -64,6 +66,7 @@ async function throughQueue(): Promise<number> {
     await events.close();
     await queue.close();
     connection.disconnect();
+    eventsConnection.disconnect();
   }
 }
 

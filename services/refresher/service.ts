@@ -10,7 +10,7 @@ import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -31,7 +31,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
     resources.add(
       'clients',
       name,
-      createRedis(url, { connectionName: `frs-refresher-${name}`, blocking, log }),
+      createRedis(durableRedis(cfg, url), { connectionName: `frs-refresher-${name}`, blocking, log }),
       (r) => r.disconnect(),
     );
 

@@ -18,7 +18,7 @@
  * nobody (and is dropped at the next write).
  */
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** A report weighs on other organisations only if its reporter scored the subject this long before. */
@@ -80,12 +80,12 @@ export function countVotes(
   return { organisations: counted.size, own: counted.has(viewer) };
 }
 
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisClient & {
   frsLedgerVote(key: string, ...args: string[]): Promise<number>;
   frsLedgerQuota(key: string, ...args: string[]): Promise<number>;
-}
+};
 
-function scripted(redis: Redis): ScriptedRedis {
+function scripted(redis: RedisClient): ScriptedRedis {
   const r = redis as ScriptedRedis;
   if (typeof r.frsLedgerVote !== 'function') {
     redis.defineCommand('frsLedgerVote', {
@@ -107,7 +107,7 @@ export class LedgerVotes {
   private readonly writesPerMonth: number;
 
   /** `writesPerMonth`: the ledger writes one organisation may make per calendar month (UTC). */
-  constructor(redis: Redis, prefix: string, writesPerMonth: number) {
+  constructor(redis: RedisClient, prefix: string, writesPerMonth: number) {
     this.redis = scripted(redis);
     this.prefix = prefix;
     this.writesPerMonth = writesPerMonth;

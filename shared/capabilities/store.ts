@@ -1,17 +1,19 @@
 /**
  * Where capability snapshots live in Redis and how their versions are announced.
  *
- *   {prefix}:current:{capability}        JSON SnapshotMeta of the version nodes should serve
- *   {prefix}:status:{capability}         JSON RefreshStatus: last confirmation and last failure
- *   {prefix}:blob:{capability}:{version} the snapshot's binary form (snapshot capabilities)
+ *   {prefix}:current:{<capability>}        JSON SnapshotMeta of the version nodes should serve
+ *   {prefix}:status:{<capability>}         JSON RefreshStatus: last confirmation and last failure
+ *   {prefix}:blob:{<capability>}:<version> the snapshot's binary form (snapshot capabilities)
  *   {prefix}:ledger:{version}            hash of subject key (keyed HMAC) -> reports (in the ledger Redis)
  *   {prefix}:announce                    pub/sub channel; the message is the capability's name
  *
  * A node that misses an announcement catches up by polling the current and status keys. Only the
- * current and the previous version are kept: a node still loading the previous one finds it.
+ * current and the previous version are kept: a node still loading the previous one finds it. The
+ * capability's name in braces is a hash tag: a capability's keys, written together in one
+ * transaction, share one slot of a Redis Cluster (docs/scale-out.md).
  */
 import type { SubjectKeys } from './subject-key.ts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import type { CapabilityName } from './registry.ts';
 
 export interface SnapshotMeta {
@@ -41,8 +43,8 @@ export interface RefreshStatus {
 
 export class SnapshotStore {
   readonly prefix: string;
-  private readonly redis: Redis;
-  private readonly ledger: Redis;
+  private readonly redis: RedisClient;
+  private readonly ledger: RedisClient;
 
   private readonly subjectKeys: SubjectKeys | undefined;
 
@@ -50,7 +52,7 @@ export class SnapshotStore {
    * `ledger`: the Redis of the reputation ledger, which may be another server. `subjectKeys`: how
    * ledger subjects are named; only a publisher of the ledger (the refresher) needs it.
    */
-  constructor(redis: Redis, prefix: string, ledger: Redis = redis, subjectKeys?: SubjectKeys) {
+  constructor(redis: RedisClient, prefix: string, ledger: RedisClient = redis, subjectKeys?: SubjectKeys) {
     this.redis = redis;
     this.prefix = prefix;
     this.ledger = ledger;
@@ -66,19 +68,25 @@ export class SnapshotStore {
     return `${this.prefix}:announce`;
   }
 
-  currentKey = (name: CapabilityName) => `${this.prefix}:current:${name}`;
-  statusKey = (name: CapabilityName) => `${this.prefix}:status:${name}`;
-  blobKey = (name: CapabilityName, version: string) => `${this.prefix}:blob:${name}:${version}`;
+  currentKey = (name: CapabilityName) => `${this.prefix}:current:{${name}}`;
+  statusKey = (name: CapabilityName) => `${this.prefix}:status:{${name}}`;
+  blobKey = (name: CapabilityName, version: string) => `${this.prefix}:blob:{${name}}:${version}`;
   ledgerKey = (version: string) => `${this.prefix}:ledger:${version}`;
 
-  /** Current meta and status of each capability, in one round trip. */
+  /**
+   * Current meta and status of each capability: one MGET per capability (its two keys share a
+   * slot), auto-pipelined into one round trip per server.
+   */
   async read(names: readonly CapabilityName[]): Promise<{ meta?: SnapshotMeta; status?: RefreshStatus }[]> {
-    const keys = names.flatMap((n) => [this.currentKey(n), this.statusKey(n)]);
-    const values = await this.redis.mget(keys);
-    return names.map((_, i) => ({
-      ...(values[2 * i] ? { meta: JSON.parse(values[2 * i]!) as SnapshotMeta } : {}),
-      ...(values[2 * i + 1] ? { status: JSON.parse(values[2 * i + 1]!) as RefreshStatus } : {}),
-    }));
+    return Promise.all(
+      names.map(async (n) => {
+        const [meta, status] = await this.redis.mget(this.currentKey(n), this.statusKey(n));
+        return {
+          ...(meta ? { meta: JSON.parse(meta) as SnapshotMeta } : {}),
+          ...(status ? { status: JSON.parse(status) as RefreshStatus } : {}),
+        };
+      }),
+    );
   }
 
   async current(name: CapabilityName): Promise<SnapshotMeta | undefined> {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import { activeKeysKey } from './keyspace.ts';
 
 /** Most active (not revoked) API keys an organisation may hold; the Keys page lists them all. */
@@ -32,9 +32,9 @@ if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 return 1`;
 
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisClient & {
   frsReserveKey(key: string, max: number, keyId: string, atMs: number): Promise<number>;
-}
+};
 
 /**
  * The limit of active keys per organisation: a hash of the organisation's active key ids (each with
@@ -47,7 +47,7 @@ export class ActiveKeyQuota {
   private readonly redis: ScriptedRedis;
   readonly max: number;
 
-  constructor(redis: Redis, max = MAX_ACTIVE_KEYS) {
+  constructor(redis: RedisClient, max = MAX_ACTIVE_KEYS) {
     redis.defineCommand('frsReserveKey', { lua: RESERVE, numberOfKeys: 1 });
     this.redis = redis as ScriptedRedis;
     this.max = max;

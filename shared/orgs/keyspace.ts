@@ -8,6 +8,14 @@ export const orgKey = (orgId: string) => `frs:org:${orgId}`;
 export const orgKeysKey = (orgId: string) => `frs:org:${orgId}:keys`;
 export const digestKey = (digest: string) => `frs:apikey:${digest}`;
 export const DIGEST_KEY_PATTERN = 'frs:apikey:*';
+/**
+ * Hash of every key's digest -> its key id (revoked keys leave it): what an API node's key replica
+ * loads, instead of a SCAN over `frs:apikey:*`, which on a cluster would cover one node only. A
+ * hash, not a set: HGETALL and HSET/HDEL are commands the services' ACL users have already.
+ */
+export const DIGEST_INDEX_KEY = 'frs:apikey:index';
+/** Set once the index holds every digest that existed before it (OrgStore.indexKeys); until then readers scan. */
+export const DIGEST_INDEX_COMPLETE_KEY = 'frs:apikey:indexed';
 export const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
 /**
  * Hash of an organisation's active key ids (each with when its place was taken, epoch ms): what the

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import { z } from 'zod';
 import { Context } from '../contract/request.ts';
 import { storableText } from '../contract/storable-text.ts';
@@ -10,6 +10,8 @@ import {
   creditPeriod,
   creditsKey,
   digestKey,
+  DIGEST_INDEX_COMPLETE_KEY,
+  DIGEST_INDEX_KEY,
   DIGEST_KEY_PATTERN,
   KEYS_REVOKED_CHANNEL,
   keyIdKey,
@@ -113,7 +115,7 @@ export interface ResolvedKey {
 
 /** Organisations and API keys in Redis. Keys are stored only as SHA-256 digests. */
 export class OrgStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   /** At most MAX_ACTIVE_KEYS active keys per organisation, for the portal and the admin CLI alike. */
   readonly quota: ActiveKeyQuota;
   private readonly keyReader: KeyReader = {
@@ -122,7 +124,7 @@ export class OrgStore {
     statuses: (keyIds) => Promise.all(keyIds.map(async (id) => (await this.getKey(id))?.status ?? null)),
   };
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.redis = redis;
     this.quota = new ActiveKeyQuota(redis);
   }
@@ -208,13 +210,16 @@ export class OrgStore {
       hint: keyHint(apiKey),
     };
     await this.quota.reserve(orgId, rec.key_id, this.keyReader);
+    // One key per write, in an order where a create that dies half-way leaves nothing usable: the
+    // organisation's set and the id -> digest link point at a record that does not exist yet
+    // (listKeys and getKey skip it, the quota frees its place after ORPHAN_AFTER_MS); the record
+    // makes the key live; the index tells API nodes about it. The record is found by the key's
+    // digest alone, so it cannot share the organisation's hash slot (docs/scale-out.md).
     try {
-      await this.redis
-        .multi()
-        .hset(digestKey(digest), rec)
-        .set(keyIdKey(rec.key_id), digest)
-        .sadd(orgKeysKey(orgId), rec.key_id)
-        .exec();
+      await this.redis.sadd(orgKeysKey(orgId), rec.key_id);
+      await this.redis.set(keyIdKey(rec.key_id), digest);
+      await this.redis.hset(digestKey(digest), rec);
+      await this.redis.hset(DIGEST_INDEX_KEY, digest, rec.key_id);
     } catch (err) {
       await this.quota.release(orgId, rec.key_id).catch(() => undefined);
       throw err;
@@ -256,6 +261,7 @@ export class OrgStore {
       .exec();
     const orgId = await this.redis.hget(digestKey(digest), 'org_id');
     if (orgId) await this.quota.release(orgId, keyId);
+    await this.redis.hdel(DIGEST_INDEX_KEY, digest);
     return true;
   }
 
@@ -298,13 +304,10 @@ export class OrgStore {
    * connection drops, so it can still tell known keys from unknown ones while Redis is down.
    */
   async activeKeys(): Promise<ResolvedKey[]> {
-    const digests: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', DIGEST_KEY_PATTERN, 'COUNT', 1000);
-      cursor = next;
-      for (const k of batch) digests.push(k.slice(DIGEST_KEY_PATTERN.length - 1));
-    } while (cursor !== '0');
+    const digests =
+      (await this.redis.get(DIGEST_INDEX_COMPLETE_KEY)) === '1'
+        ? Object.keys(await this.redis.hgetall(DIGEST_INDEX_KEY))
+        : await this.scanDigests();
     const records = await Promise.all(digests.map((d) => this.redis.hgetall(digestKey(d))));
     const active = new Map<string, KeyRecord>();
     records.forEach((h, i) => {
@@ -323,6 +326,39 @@ export class OrgStore {
       if (org) out.push({ digest, key, org });
     }
     return out;
+  }
+
+  /**
+   * Adds every existing key digest to the index and marks it complete: run once on data written
+   * before the index existed (`admin keys index`, and `npm start`); keys created since are in it
+   * already. Idempotent. Returns how many digests the index holds.
+   */
+  async indexKeys(): Promise<number> {
+    const digests = await this.scanDigests();
+    const ids = await Promise.all(digests.map((d) => this.redis.hget(digestKey(d), 'key_id')));
+    const fields = digests.flatMap((d, i) => (ids[i] ? [d, ids[i]] : []));
+    for (let i = 0; i < fields.length; i += 2000)
+      await this.redis.hset(DIGEST_INDEX_KEY, ...fields.slice(i, i + 2000));
+    await this.redis.set(DIGEST_INDEX_COMPLETE_KEY, '1');
+    return this.redis.hlen(DIGEST_INDEX_KEY);
+  }
+
+  /** Key digests by SCAN, of every primary on a cluster: what the index replaces. */
+  private async scanDigests(): Promise<string[]> {
+    const digests: string[] = [];
+    const servers = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
+    for (const server of servers) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await server.scan(cursor, 'MATCH', DIGEST_KEY_PATTERN, 'COUNT', 1000);
+        cursor = next;
+        for (const k of batch) {
+          const digest = k.slice(DIGEST_KEY_PATTERN.length - 1);
+          if (/^[0-9a-f]{64}$/.test(digest)) digests.push(digest);
+        }
+      } while (cursor !== '0');
+    }
+    return digests;
   }
 
   resolveKey(apiKey: string) {

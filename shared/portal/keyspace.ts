@@ -14,7 +14,11 @@ export const sessionFlashKey = (sidDigest: string) => `frs:portal:session:${sidD
  */
 export const signinAttemptsKey = (kind: 'email' | 'ip', whoDigest: string, window: number) =>
   `frs:portal:signin:${kind}:${whoDigest}:${window}`;
-/** The latest scores of an organisation (JSON summaries, newest pushed first, bounded). */
-export const recentScoresKey = (orgId: string) => `frs:portal:recent:${orgId}`;
+/**
+ * The latest scores of an organisation (JSON summaries, newest pushed first, bounded). The
+ * organisation in braces is a hash tag: the Activity feed writes this and the day's counts of
+ * one organisation in one transaction, on one slot of a Redis Cluster.
+ */
+export const recentScoresKey = (orgId: string) => `frs:portal:recent:{${orgId}}`;
 /** Scores and band mix of an organisation on one UTC day (`YYYY-MM-DD`). */
-export const dailyUsageKey = (orgId: string, day: string) => `frs:portal:usage:${orgId}:${day}`;
+export const dailyUsageKey = (orgId: string, day: string) => `frs:portal:usage:{${orgId}}:${day}`;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import { z } from 'zod';
 import { hashPassword, verifyPassword } from './password.ts';
 import { setupTokenKey, userByEmailKey, userKey } from './keyspace.ts';
@@ -62,16 +62,16 @@ redis.call('HSET', KEYS[1], 'password', ARGV[2])
 redis.call('HDEL', KEYS[1], 'setup_digest')
 return redis.call('HINCRBY', KEYS[1], 'session_gen', 1)`;
 
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisClient & {
   frsReplaceSetupLink(userKey: string, digest: string): Promise<string | null>;
   frsSetPassword(userKey: string, digest: string, hash: string): Promise<number | null>;
-}
+};
 
 /** Portal users in Redis: one organisation each, found by email, passwords as KDF hashes only. */
 export class UserStore {
   private readonly redis: ScriptedRedis;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     redis.defineCommand('frsReplaceSetupLink', { lua: REPLACE_SETUP_LINK, numberOfKeys: 1 });
     redis.defineCommand('frsSetPassword', { lua: SET_PASSWORD, numberOfKeys: 1 });
     this.redis = redis as ScriptedRedis;

@@ -8,7 +8,7 @@
  * empty for "none, whatever the configuration says"), `retired` (comma list of ids retired at run
  * time). Channel `<prefix>:changed` announces each write.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../clients/redis.ts';
 import type { ScoreVersion } from './engine.ts';
 import { DEFAULT_VERSION, findVersion, SCORE_VERSIONS } from './versions.ts';
 
@@ -50,16 +50,19 @@ export function effectiveState(stored: StoredVersionState, configuredChallenger?
 
 export const AS_RELEASED: VersionState = effectiveState({});
 
-export async function readVersionState(redis: Redis, key = VERSION_STATE_KEY): Promise<StoredVersionState> {
+export async function readVersionState(
+  redis: RedisClient,
+  key = VERSION_STATE_KEY,
+): Promise<StoredVersionState> {
   return (await redis.hgetall(key)) as StoredVersionState;
 }
 
 /** Admin writes: each checks the target against the current state and announces the change. */
 export class VersionAdmin {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly key: string;
 
-  constructor(redis: Redis, key = VERSION_STATE_KEY) {
+  constructor(redis: RedisClient, key = VERSION_STATE_KEY) {
     this.redis = redis;
     this.key = key;
   }

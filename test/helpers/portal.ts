@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/clients/redis.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { freePort, spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
@@ -69,7 +69,7 @@ export function postSignin(
 
 /** A new organisation and portal user made through the stores the admin CLI uses; its setup token. */
 export async function newPortalUser(
-  redis: Redis,
+  redis: RedisClient,
 ): Promise<{ orgId: string; email: string; setupToken: string }> {
   const org = await new OrgStore(redis).createOrg({ name: 'portal-test', tier: 'verify' });
   const email = `staff-${Date.now()}-${randomBytes(4).toString('hex')}@example.test`;

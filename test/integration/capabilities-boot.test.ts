@@ -99,7 +99,7 @@ describe('a node with no published snapshots', () => {
       // Nothing is stale right after publishing: the one-shot builds nothing.
       expect(await publishSnapshots(env, { stale: true })).toEqual([]);
       // The ledger last confirmed 3 h ago (its limit is 2 h), as on a stack started hours before.
-      const key = `${prefix}:status:reputation_ledger`;
+      const key = `${prefix}:status:{reputation_ledger}`;
       const status = JSON.parse((await r.get(key))!) as Record<string, unknown>;
       const hoursAgo = new Date(Date.now() - 3 * 3600_000).toISOString();
       await r.set(key, JSON.stringify({ ...status, refreshed_at: hoursAgo }));

@@ -9,7 +9,8 @@
  * breaker, Redis down) answers `unavailable`, never an error.
  */
 import CircuitBreaker from 'opossum';
-import { ReplyError, type Redis } from 'ioredis';
+import { ReplyError } from 'ioredis';
+import type { RedisClient } from '../../../shared/clients/redis.ts';
 import { countVotes } from '../../../shared/capabilities/ledger-votes.ts';
 import { canonicalSubjects, type SubjectKeys } from '../../../shared/capabilities/subject-key.ts';
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
@@ -17,7 +18,7 @@ import type { Subject } from '../../../shared/contract/request.ts';
 import type { Reputation } from '../../../shared/scoring/evidence.ts';
 
 export interface LedgerLookupDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** The hash key of a ledger version. */
   key: (version: string) => string;
   /** The votes hash of a subject key (see ledger-votes.ts). */

@@ -7,7 +7,7 @@
  * It only reads: a capability Redis has no snapshot of stays missing (health says so) until the
  * refresher publishes one, which the announcement brings here.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/clients/redis.ts';
 import { dataStale, type CapabilityStatus } from '../../../shared/capabilities/condition.ts';
 import type { Capability, Holdings } from '../../../shared/capabilities/model.ts';
 import type { CapabilityName } from '../../../shared/capabilities/registry.ts';
@@ -33,7 +33,7 @@ export interface Snapshots extends Holdings {
 export interface SnapshotCacheDeps {
   store: SnapshotStore;
   /** A connection of its own: once subscribed it can do nothing else. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   capabilities: readonly Capability[];
   pollMs: number;
   log: Logger;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/clients/redis.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../../shared/contract/request.ts';
 import type { Logger } from '../../../shared/logger.ts';
@@ -32,11 +32,20 @@ const RETRY_REDIS_AFTER_MS = 1_000;
 const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
 
 type Args = (string | number)[];
-interface ScriptedRedis extends Redis {
-  frsAdmit(numKeys: number, ...args: Args): Promise<[string, number, number, string?]>;
+type ScriptedRedis = RedisClient & {
+  frsAdmit(rate: string, credits: string, ...args: Args): Promise<AdmitReply>;
+  frsAdmitIdempotent(
+    rate: string,
+    credits: string,
+    idem: string,
+    idemCount: string,
+    ...args: Args
+  ): Promise<AdmitReply>;
   frsStoreResponse(key: string, ...args: Args): Promise<number>;
-  frsRelease(numKeys: number, ...args: Args): Promise<number>;
-}
+  frsRelease(credits: string, ...args: Args): Promise<number>;
+  frsReleaseIdempotent(credits: string, idem: string, ...args: Args): Promise<number>;
+};
+type AdmitReply = [string, number, number, string?];
 
 /** What the route does next, with the headers every outcome carries. */
 export type Admission =
@@ -70,7 +79,7 @@ export const NO_CONTROLS: AdmissionControl = {
 
 export interface ControlsDeps {
   /** A fail-fast client (no offline queue, short command timeout): see shared/clients/redis.ts. */
-  redis: Redis;
+  redis: RedisClient;
   log: Logger;
   /** API nodes expected in the deployment; divides the rate and credits while Redis is down. */
   nodeCount: number;
@@ -96,9 +105,16 @@ export class Controls implements AdmissionControl {
   private reconciling: Promise<void> | undefined;
 
   constructor(deps: ControlsDeps) {
-    deps.redis.defineCommand('frsAdmit', { lua: lua('admit') });
+    // One script, two key counts: a command with a fixed numberOfKeys is one whose keys ioredis
+    // knows, so its auto-pipeline sends it to the node of its slot (with the count as the first
+    // argument it would route by the count's digits). Every key is the organisation's ({org_...}).
+    const admit = lua('admit');
+    const release = lua('release');
+    deps.redis.defineCommand('frsAdmit', { lua: admit, numberOfKeys: 2 });
+    deps.redis.defineCommand('frsAdmitIdempotent', { lua: admit, numberOfKeys: 4 });
     deps.redis.defineCommand('frsStoreResponse', { lua: lua('store-response'), numberOfKeys: 1 });
-    deps.redis.defineCommand('frsRelease', { lua: lua('release') });
+    deps.redis.defineCommand('frsRelease', { lua: release, numberOfKeys: 1 });
+    deps.redis.defineCommand('frsReleaseIdempotent', { lua: release, numberOfKeys: 2 });
     this.redis = deps.redis as ScriptedRedis;
     this.log = deps.log;
     this.local = new LocalControls(deps.nodeCount);
@@ -120,31 +136,34 @@ export class Controls implements AdmissionControl {
     const idem = idempotencyHeader === undefined ? undefined : checkedIdempotencyKey(idempotencyHeader);
     const idemKey = idem === undefined ? undefined : idempotencyKey(org.org_id, sha256(idem), scope);
 
-    let result: [string, number, number, string?] | undefined;
+    let result: AdmitReply | undefined;
     // A script that timed out may still run once Redis catches up and bill there; such a request
     // is then not billed again locally (an outage may under-bill by a few credits, never double).
     let maybeBilledInRedis = false;
     const token = randomUUID();
     if (this.redisUsable(now)) {
-      const keys = [
-        rateKey(org.org_id, Math.floor(now / 1000), scope),
-        credits,
-        ...(idemKey ? [idemKey, idempotencyCountKey(org.org_id, now)] : []),
+      const rate = rateKey(org.org_id, Math.floor(now / 1000), scope);
+      const args: Args = [
+        org.rate_rps,
+        org.credits,
+        org.overdraft,
+        creditsTtlSeconds(now),
+        idemKey ? bodyFingerprint(body) : '',
+        IN_PROGRESS_TTL_S,
+        token,
+        this.idempotencyEntriesPerDay,
+        billed ? '1' : '0',
       ];
       try {
-        result = await this.redis.frsAdmit(
-          keys.length,
-          ...keys,
-          org.rate_rps,
-          org.credits,
-          org.overdraft,
-          creditsTtlSeconds(now),
-          idemKey ? bodyFingerprint(body) : '',
-          IN_PROGRESS_TTL_S,
-          token,
-          this.idempotencyEntriesPerDay,
-          billed ? '1' : '0',
-        );
+        result = idemKey
+          ? await this.redis.frsAdmitIdempotent(
+              rate,
+              credits,
+              idemKey,
+              idempotencyCountKey(org.org_id, now),
+              ...args,
+            )
+          : await this.redis.frsAdmit(rate, credits, ...args);
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
         this.redisFailed(now, err);
@@ -223,24 +242,35 @@ export class Controls implements AdmissionControl {
     if (this.reconciling || !this.local.pending) return this.reconciling ?? Promise.resolve();
     const ledger = this.local.drain();
     const now = this.now();
-    const tx = this.redis.multi();
-    for (const [key, n] of ledger) tx.incrby(key, n).expire(key, creditsTtlSeconds(now), 'NX');
-    this.reconciling = tx
-      .exec()
-      .then((replies) => {
+    // One transaction per credits key: each key is one organisation's (its own hash slot on a
+    // cluster), and a key's count and expiry must land together. A key whose transaction failed
+    // goes back to the local ledger; the others are done.
+    const failed = new Map<string, number>();
+    let firstErr: unknown;
+    const one = async (key: string, n: number) => {
+      try {
+        const replies = await this.redis
+          .multi()
+          .incrby(key, n)
+          .expire(key, creditsTtlSeconds(now), 'NX')
+          .exec();
         if (!replies) throw new Error('reconciliation transaction aborted');
-        let i = 0;
-        for (const key of ledger.keys()) {
-          const [err, used] = replies[i]!;
-          if (err) throw err;
-          this.local.observe(key, Number(used));
-          i += 2;
+        const [err, used] = replies[0]!;
+        if (err) throw err;
+        this.local.observe(key, Number(used));
+      } catch (err) {
+        failed.set(key, n);
+        firstErr ??= err;
+      }
+    };
+    this.reconciling = Promise.all([...ledger].map(([key, n]) => one(key, n)))
+      .then(() => {
+        if (failed.size === 0) {
+          this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
+          return;
         }
-        this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
-      })
-      .catch((err: unknown) => {
-        this.local.restore(ledger);
-        this.log.warn({ err }, 'credit reconciliation failed; will retry');
+        this.local.restore(failed);
+        this.log.warn({ err: firstErr, keys: failed.size }, 'credit reconciliation failed; will retry');
       })
       .finally(() => {
         this.reconciling = undefined;
@@ -293,9 +323,10 @@ export class Controls implements AdmissionControl {
     if (credits === null && !idemKey) return;
     // release.lua always takes the credits key first; with ARGV[2] '0' it does not touch it.
     const creditsArg = credits ?? idemKey!;
-    const keys = idemKey ? [creditsArg, idemKey] : [creditsArg];
+    const billed = credits === null ? '0' : '1';
     try {
-      await this.redis.frsRelease(keys.length, ...keys, token, credits === null ? '0' : '1');
+      if (idemKey) await this.redis.frsReleaseIdempotent(creditsArg, idemKey, token, billed);
+      else await this.redis.frsRelease(creditsArg, token, billed);
     } catch (err) {
       if (credits !== null) this.local.refund(credits);
       this.log.warn({ err }, 'refund not written to Redis; kept for reconciliation');
