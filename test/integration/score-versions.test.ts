@@ -18,7 +18,8 @@ const run = promisify(execFile);
 /** A version state of this test's own, so nothing else's default changes. */
 const KEY = `frs:versions:test:${process.pid}:${Date.now()}`;
 const DB = 'frs_versions_test';
-const SUBJECT = { phone_number: '+449012345678', ip_address: '146.70.1.1' };
+// A premium-rate number and a Mullvad VPN server on a network of no known type: exactly NDC and VPN fire.
+const SUBJECT = { phone_number: '+449012345678', ip_address: '23.144.160.86' };
 /** The as-released default, which the challenger replaces and which is then retired. */
 const RELEASED = DEFAULT_VERSION.id;
 
