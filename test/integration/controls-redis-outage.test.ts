@@ -165,7 +165,8 @@ describe('scoring while Redis is down (a private redis-server the test stops and
           const { used } = await store.creditsUsed(org.org_id);
           return used >= served - 2 * nodes.length ? used : undefined;
         },
-        10_000,
+        // Reconciliation runs on a timer after Redis returns; a loaded 2-core machine stretches it.
+        30_000,
       );
       expect(billed).toBeLessThanOrEqual(served);
       expect(billed).toBeGreaterThanOrEqual(served - 2 * nodes.length);
