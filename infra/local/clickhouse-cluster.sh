@@ -58,7 +58,9 @@ zk_start() {
   pid_alive "$d/pid" && return 0
   zk_config "$n"
   # Small heaps: the ensemble holds a few thousand znodes of replication logs and DDL tasks.
-  nohup java -Xms64m -Xmx128m -XX:+UseSerialGC -Dlog4j.configuration="file:$d/log4j.properties" \
+  # A session of its own: a Ctrl-C of `npm run start:cluster` reaches its process group, and
+  # ZooKeeper must outlive the services that are still draining into ClickHouse.
+  setsid nohup java -Xms64m -Xmx128m -XX:+UseSerialGC -Dlog4j.configuration="file:$d/log4j.properties" \
     -Dzookeeper.jmx.log4j.disable=true -cp "$LIBS/*" org.apache.zookeeper.server.quorum.QuorumPeerMain \
     "$d/zoo.cfg" >"$d/log/stdout.log" 2>&1 &
   echo $! >"$d/pid"
