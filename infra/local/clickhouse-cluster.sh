@@ -193,7 +193,10 @@ up() {
 }
 
 down() {
+  # ClickHouse first, all at once, then the ensemble it kept its replication state in.
+  signal_pidfiles "$DIR"/ch*/pid
   for n in $(seq 1 $SERVERS); do stop_pidfile "clickhouse $n" "$DIR/ch$n/pid"; done
+  signal_pidfiles "$DIR"/zk*/pid
   for i in $(seq 1 "$ZK_NODES"); do stop_pidfile "zookeeper $i" "$DIR/zk$i/pid"; done
 }
 

@@ -103,7 +103,7 @@ down() {
   # All at once: stopped one by one, the last broker has no controller quorum left to finish its
   # controlled shutdown with, and hangs until it is killed 30 s later.
   local n
-  for n in $(seq 1 $NODES); do pid_alive "$DIR/kafka$n/pid" && kill "$(cat "$DIR/kafka$n/pid")"; done
+  signal_pidfiles "$DIR"/kafka*/pid
   for n in $(seq 1 $NODES); do stop_pidfile "kafka broker $n" "$DIR/kafka$n/pid"; done
 }
 
