@@ -404,6 +404,7 @@ export interface components {
       capabilities: {
         [key: string]: components['schemas']['CapabilityHealth'];
       };
+      topology: components['schemas']['DeploymentTopology'];
     };
     CapabilityHealth: {
       /**
@@ -442,6 +443,30 @@ export interface components {
       last_error?: string;
       last_error_at?: string;
       consecutive_failures?: number;
+    };
+    DeploymentTopology: {
+      redis: {
+        /** @enum {string} */
+        mode: 'single' | 'sentinel' | 'cluster';
+        /** @description single: 1; sentinel: the Sentinels configured; cluster: the primaries the client knows (the seed nodes until it has read the slot map) */
+        nodes: number;
+      };
+      kafka: {
+        /** @description Bootstrap brokers configured */
+        brokers: number;
+        replication_factor: number;
+        min_insync_replicas: number;
+      };
+      clickhouse: {
+        /** @description The ClickHouse cluster name; absent on one server */
+        cluster?: string;
+        /** @description Servers the node writes and reads through */
+        nodes: number;
+      };
+      api: {
+        /** @description API nodes sharing the rate and credit controls */
+        nodes: number;
+      };
     };
     ProbeResponse: {
       /** @enum {string} */
@@ -764,7 +789,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Capability status keyed by component key, and the score versions. */
+      /** @description Capability status keyed by component key, the score versions, and how many nodes of each engine the API runs on (counts only, no addresses). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -58,7 +58,9 @@ zk_start() {
   pid_alive "$d/pid" && return 0
   zk_config "$n"
   # Small heaps: the ensemble holds a few thousand znodes of replication logs and DDL tasks.
-  nohup java -Xms64m -Xmx128m -XX:+UseSerialGC -Dlog4j.configuration="file:$d/log4j.properties" \
+  # A session of its own: a Ctrl-C of `npm run start:cluster` reaches its process group, and
+  # ZooKeeper must outlive the services that are still draining into ClickHouse.
+  setsid nohup java -Xms64m -Xmx128m -XX:+UseSerialGC -Dlog4j.configuration="file:$d/log4j.properties" \
     -Dzookeeper.jmx.log4j.disable=true -cp "$LIBS/*" org.apache.zookeeper.server.quorum.QuorumPeerMain \
     "$d/zoo.cfg" >"$d/log/stdout.log" 2>&1 &
   echo $! >"$d/pid"
@@ -191,7 +193,10 @@ up() {
 }
 
 down() {
+  # ClickHouse first, all at once, then the ensemble it kept its replication state in.
+  signal_pidfiles "$DIR"/ch*/pid
   for n in $(seq 1 $SERVERS); do stop_pidfile "clickhouse $n" "$DIR/ch$n/pid"; done
+  signal_pidfiles "$DIR"/zk*/pid
   for i in $(seq 1 "$ZK_NODES"); do stop_pidfile "zookeeper $i" "$DIR/zk$i/pid"; done
 }
 

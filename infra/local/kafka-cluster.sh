@@ -86,7 +86,9 @@ up() {
       java_run "$d" kafka.tools.StorageTool format -t "$(cat "$DIR/cluster-id")" -c "$d/server.properties" \
         >"$d/log/format.log" 2>&1 || die "storage format of broker $n failed; see $d/log/format.log"
     fi
-    nohup java "${JVM[@]}" -Dlog4j.configuration="file:$d/log4j.properties" \
+    # A session of its own: a Ctrl-C of `npm run start:cluster` reaches its process group, and
+    # the brokers must outlive the API nodes still flushing audit records to them.
+    setsid nohup java "${JVM[@]}" -Dlog4j.configuration="file:$d/log4j.properties" \
       kafka.Kafka "$d/server.properties" >"$d/log/stdout.log" 2>&1 &
     echo $! >"$d/pid"
   done
@@ -98,6 +100,10 @@ up() {
 }
 
 down() {
+  # All at once: stopped one by one, the last broker has no controller quorum left to finish its
+  # controlled shutdown with, and hangs until it is killed 30 s later.
+  local n
+  signal_pidfiles "$DIR"/kafka*/pid
   for n in $(seq 1 $NODES); do stop_pidfile "kafka broker $n" "$DIR/kafka$n/pid"; done
 }
 

@@ -77,6 +77,7 @@ up() {
 
 down() {
   local p
+  signal_pidfiles "$DIR"/*/pid
   for p in "${PORTS[@]}"; do stop_pidfile "cluster node $p" "$DIR/$p/pid"; done
   rm -rf "$DIR"
 }

@@ -9,12 +9,16 @@
  * read (demo-credentials.ts), printing where it is and a curl to paste. Ctrl-C stops the services
  * in order (API nodes first so no score is lost, then the sink and refresher) and then the
  * servers this run started; servers that were already running are left running.
+ *
+ * `--cluster` (`npm run start:cluster`): the same on the multi-node engines instead
+ * (start-topology.ts), with two audit sinks in one consumer group and two refreshers; the demo
+ * keys are then written to `cluster/` under the stack dir.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
-import { createRedis } from '../../shared/clients/redis.ts';
+import { dirname, join } from 'node:path';
+import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
@@ -27,10 +31,13 @@ import {
 } from './demo-credentials.ts';
 import { serviceRedisEnv, type RedisService } from './redis-users.ts';
 import { SEED_MAX_DATA_AGE_S } from './seed-data-age.ts';
+import { applyEnv, clusterTopology, singleTopology } from './start-topology.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
-const DEMO_FILE = join(STACK, DEMO_CREDENTIALS_FILE);
+const topology = process.argv.includes('--cluster') ? clusterTopology() : singleTopology();
+// The cluster's demo organisations are not the single Redis's: each topology keeps its own file.
+const DEMO_FILE = join(STACK, ...(topology.name === 'cluster' ? ['cluster'] : []), DEMO_CREDENTIALS_FILE);
 /** Where starts before the credentials file kept the demo ids (no keys); read once, then removed. */
 const OLD_DEMO_FILE = join(STACK, 'demo-orgs.json');
 const API_PORTS = [8080, 8081];
@@ -64,14 +71,9 @@ function takeLock(): void {
 }
 takeLock();
 
-const stackScript = join(ROOT, 'infra', 'local', 'stack.sh');
-const wasRunning = new Set(
-  execFileSync('bash', [stackScript, 'status'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((l) => l.includes(': running'))
-    .map((l) => l.split(':')[0]!),
-);
-execFileSync('bash', [stackScript, 'up'], { stdio: 'inherit' });
+// Every service, the seeding and the one-shot refresh below read the topology's servers from here.
+const topologyEnv = topology.up();
+applyEnv(process.env, topologyEnv);
 const cfg = loadConfig();
 
 /**
@@ -79,7 +81,8 @@ const cfg = loadConfig();
  * ones. Made as the admin CLI's Redis user, the one allowed to mint keys.
  */
 async function seedDemo(): Promise<DemoCredential[]> {
-  const redis = createRedis(serviceRedisEnv('admin').REDIS_URL!, { connectionName: 'frs-start' });
+  const adminCfg = loadConfig({ ...process.env, ...serviceRedisEnv('admin') });
+  const redis = createRedis(durableRedis(adminCfg), { connectionName: 'frs-start' });
   const store = new OrgStore(redis);
   const previous = existsSync(DEMO_FILE) ? readDemoIds(DEMO_FILE) : readDemoIds(OLD_DEMO_FILE);
   const out: DemoCredential[] = [];
@@ -97,7 +100,7 @@ async function seedDemo(): Promise<DemoCredential[]> {
   } finally {
     redis.disconnect();
   }
-  mkdirSync(STACK, { recursive: true });
+  mkdirSync(dirname(DEMO_FILE), { recursive: true });
   writeDemoCredentials(DEMO_FILE, out);
   rmSync(OLD_DEMO_FILE, { force: true });
   return out;
@@ -167,10 +170,7 @@ async function stop(code = 0): Promise<void> {
   console.error('\n[start] stopping API nodes, then sink and refresher');
   await Promise.all(apis.map(stopChild));
   await Promise.all(workers.map(stopChild));
-  const ours = ['kafka', 'clickhouse', 'redis'].filter((s) => !wasRunning.has(s));
-  for (const s of ours)
-    execFileSync('bash', [join(ROOT, 'infra', 'local', `${s}.sh`), 'stop'], { stdio: 'inherit' });
-  if (ours.length < 3) console.error('[start] servers that were running before this start are left running');
+  topology.stop();
   rmSync(LOCK_FILE, { force: true });
   process.exit(code);
 }
@@ -192,8 +192,23 @@ try {
 } catch {
   console.error('[start] some capability snapshots could not be built; the refresher retries them');
 }
-workers.push(launch('audit-sink', 'services/audit-sink/main.ts', 'sink'));
-workers.push(launch('refresher', 'services/refresher/main.ts', 'refresher'));
+// One sink or refresher keeps its old name and metrics port; the others are numbered and their
+// metrics ports follow 10 apart (the sinks share one consumer group).
+const numbered = (name: string, count: number, i: number) => (count === 1 ? name : `${name}-${i + 1}`);
+const metricsPort = (variable: string, first: number, i: number): Record<string, string> =>
+  i === 0 ? {} : { [variable]: String(first + 10 * i) };
+for (let i = 0; i < topology.sinks; i++)
+  workers.push(
+    launch(numbered('audit-sink', topology.sinks, i), 'services/audit-sink/main.ts', 'sink', {
+      ...metricsPort('AUDIT_SINK_METRICS_PORT', cfg.AUDIT_SINK_METRICS_PORT, i),
+    }),
+  );
+for (let i = 0; i < topology.refreshers; i++)
+  workers.push(
+    launch(numbered('refresher', topology.refreshers, i), 'services/refresher/main.ts', 'refresher', {
+      ...metricsPort('REFRESHER_METRICS_PORT', cfg.REFRESHER_METRICS_PORT, i),
+    }),
+  );
 for (const [i, port] of API_PORTS.entries()) {
   apis.push(
     launch(`api-${i + 1}`, 'services/api/main.ts', 'api', {
@@ -221,7 +236,7 @@ Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
                its own ACL user (docs/security.md)
   Kafka        ${cfg.KAFKA_BROKERS.join(',')} (topic scores.v1)
   ClickHouse   ${cfg.CLICKHOUSE_URL} (database ${cfg.CLICKHOUSE_DATABASE}; clickhouse-client --query "SELECT count() FROM ${cfg.CLICKHOUSE_DATABASE}.scores")
-
+${topology.describe(topologyEnv)}
 ${demoSummary(DEMO_FILE, demo)}
 
 Try it with the bureau key (read from the file, so it is not in this output):

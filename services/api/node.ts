@@ -23,6 +23,7 @@ import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { buildApp } from './app.ts';
+import { deploymentTopology } from './topology.ts';
 import { AuditJournal } from './audit-journal.ts';
 import { AuditPublisher } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
@@ -285,6 +286,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       }),
       ready: () => auth.ready && snapshots.ready && warmedUp,
       capabilities: health,
+      topology: deploymentTopology(cfg, redis),
       metrics,
       versions: () => versions.current,
       ...(cfg.METRICS_TOKEN ? { metricsToken: cfg.METRICS_TOKEN } : {}),

@@ -27,6 +27,7 @@ const RESPONSE_SCHEMAS = [
   'ReputationReports',
   'HealthResponse',
   'CapabilityHealth',
+  'DeploymentTopology',
   'ProbeResponse',
   'Error',
   'ErrorItem',

@@ -252,6 +252,38 @@ export const CapabilityHealth = z
   })
   .meta({ id: 'CapabilityHealth' });
 
+/**
+ * How many nodes of each engine the API node is configured with: counts only, never an address
+ * (the health answer is public).
+ */
+export const DeploymentTopology = z
+  .object({
+    redis: z.object({
+      mode: z.enum(['single', 'sentinel', 'cluster']),
+      nodes: z.int().min(1).meta({
+        description:
+          'single: 1; sentinel: the Sentinels configured; cluster: the primaries the client knows (the seed nodes until it has read the slot map)',
+      }),
+    }),
+    kafka: z.object({
+      brokers: z.int().min(1).meta({ description: 'Bootstrap brokers configured' }),
+      replication_factor: z.int().min(1),
+      min_insync_replicas: z.int().min(1),
+    }),
+    clickhouse: z.object({
+      cluster: z
+        .string()
+        .optional()
+        .meta({ description: 'The ClickHouse cluster name; absent on one server' }),
+      nodes: z.int().min(1).meta({ description: 'Servers the node writes and reads through' }),
+    }),
+    api: z.object({
+      nodes: z.int().min(1).meta({ description: 'API nodes sharing the rate and credit controls' }),
+    }),
+  })
+  .meta({ id: 'DeploymentTopology' });
+export type DeploymentTopology = z.infer<typeof DeploymentTopology>;
+
 export const HealthResponse = z
   .object({
     status: z.enum(['ok', 'degraded']),
@@ -275,6 +307,7 @@ export const HealthResponse = z
     capabilities: z.record(z.string(), CapabilityHealth).meta({
       description: `Keyed by component key. ${listOf(COMPONENT_KEYS, 'component keys')}`,
     }),
+    topology: DeploymentTopology,
   })
   .meta({ id: 'HealthResponse' });
 

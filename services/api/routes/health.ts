@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { headerRefs, responseRef as r, schemaRef } from '../../../shared/contract/openapi.ts';
-import type { HealthResponse } from '../../../shared/contract/response.ts';
+import type { DeploymentTopology, HealthResponse } from '../../../shared/contract/response.ts';
 import { readBandRates } from '../../../shared/scoring/version-files.ts';
 import { AS_RELEASED, type VersionState } from '../../../shared/scoring/version-state.ts';
 import { SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
@@ -14,6 +14,8 @@ export interface HealthRouteDeps {
   /** The key replica and the first load of every capability are done. */
   ready: () => boolean;
   capabilities: () => Record<string, CapabilityHealth>;
+  /** Node counts per engine (topology.ts). */
+  topology: () => DeploymentTopology;
   metrics: ApiMetrics;
   versions?: () => VersionState;
   /** Bearer token for /metrics; without one only loopback clients may read it. */
@@ -44,7 +46,9 @@ export const healthOperations = [
     security: [],
     responses: {
       '200': {
-        description: 'Capability status keyed by component key, and the score versions.',
+        description:
+          'Capability status keyed by component key, the score versions, and how many nodes of each engine ' +
+          'the API runs on (counts only, no addresses).',
         headers: headerRefs('X-Request-Id'),
         content: { 'application/json': { schema: schemaRef('HealthResponse') } },
       },
@@ -101,6 +105,7 @@ export function healthRoutes(deps: HealthRouteDeps): Router {
       status: Object.values(capabilities).every((c) => c.status === 'ok') ? 'ok' : 'degraded',
       score_versions: scoreVersions(deps.versions?.() ?? AS_RELEASED),
       capabilities,
+      topology: deps.topology(),
     };
     res.json(body);
   });
