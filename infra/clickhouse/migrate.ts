@@ -13,7 +13,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.ts';
-import { createClickHouse, serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import {
+  clickHouseNodes,
+  createClickHouse,
+  serverVersion,
+  type ClickHouseClient,
+} from '../../shared/clients/clickhouse.ts';
 import { AppliedMigrationRow, readRows } from '../../shared/clickhouse/rows.ts';
 import { clusterStatements } from './cluster-ddl.ts';
 
@@ -88,7 +93,12 @@ export async function migrate(
 
 if (import.meta.main) {
   const cfg = loadConfig();
-  const ch = createClickHouse(cfg.CLICKHOUSE_URL);
+  // On a cluster, every statement goes to one node, which waits for its ON CLUSTER task: the
+  // failover client would send a statement slower than its timeout to the next node as well,
+  // queueing the same DDL twice, and 18.16 runs a cluster's DDL tasks one after another.
+  const ch = cfg.CLICKHOUSE_CLUSTER
+    ? clickHouseNodes(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 600_000 })[0]!
+    : createClickHouse(cfg.CLICKHOUSE_URL);
   try {
     const n = await migrate(ch, cfg.CLICKHOUSE_DATABASE, undefined, cfg.CLICKHOUSE_CLUSTER);
     console.error(`[stack] clickhouse schema up to date (${n} migration(s) applied)`);
