@@ -28,6 +28,9 @@ export const IDEMPOTENCY_TTL_S = 24 * 3600;
 const IN_PROGRESS_TTL_S = 30;
 /** After a Redis error, requests use the local controls this long before Redis is tried again. */
 const RETRY_REDIS_AFTER_MS = 1_000;
+/** A failed reconciliation is retried after 1 s, doubling up to 30 s, until it lands. */
+const RECONCILE_RETRY_FIRST_MS = 1_000;
+const RECONCILE_RETRY_MAX_MS = 30_000;
 
 const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
 
@@ -103,6 +106,9 @@ export class Controls implements AdmissionControl {
   private redisDownUntil = 0;
   private degraded = false;
   private reconciling: Promise<void> | undefined;
+  /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
+  private reconcileRetry: NodeJS.Timeout | undefined;
+  private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
 
   constructor(deps: ControlsDeps) {
     // One script, two key counts: a command with a fixed numberOfKeys is one whose keys ioredis
@@ -267,15 +273,34 @@ export class Controls implements AdmissionControl {
       .then(() => {
         if (failed.size === 0) {
           this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
+          this.reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
           return;
         }
         this.local.restore(failed);
         this.log.warn({ err: firstErr, keys: failed.size }, 'credit reconciliation failed; will retry');
+        this.scheduleReconcileRetry();
       })
       .finally(() => {
         this.reconciling = undefined;
       });
     return this.reconciling;
+  }
+
+  /**
+   * Without this, a reconciliation that failed as Redis came back (still loading, a reconnect
+   * cutting the transaction) waited for the next request to reach Redis: with no traffic after
+   * the outage, the credits stayed on the node.
+   */
+  private scheduleReconcileRetry(): void {
+    if (this.reconcileRetry) return;
+    const delay = this.reconcileRetryMs;
+    this.reconcileRetryMs = Math.min(delay * 2, RECONCILE_RETRY_MAX_MS);
+    this.reconcileRetry = setTimeout(() => {
+      this.reconcileRetry = undefined;
+      void this.reconcile();
+    }, delay);
+    // Never what keeps a stopping process alive.
+    this.reconcileRetry.unref();
   }
 
   /** `credits` null: the request is not billed (outcomes). */
