@@ -5,6 +5,7 @@
  *
  *   git archive <commit> | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/
  *   node loadtest/ab-bench.ts /tmp/before            (RATE=100 ROUNDS=5 DURATION=10s)
+ *   NODE_FLAGS_AFTER=--max-semi-space-size=32 node loadtest/ab-bench.ts .   (a runtime flag)
  *
  * MODE=saturate (VUS=32) drives each node closed-loop instead, for what a change costs in CPU:
  * every round also reports the node's CPU per request (user + system, from /proc).
@@ -43,12 +44,15 @@ redis.disconnect();
 const subjects = join(ROOT, 'loadtest/results/subjects.json');
 if (!existsSync(subjects)) execFileSync(process.execPath, [join(ROOT, 'loadtest/subjects.ts')]);
 
+// NODE_FLAGS_BEFORE / NODE_FLAGS_AFTER: runtime flags of either node (space-separated), for an
+// A/B of a flag on one checkout (`node loadtest/ab-bench.ts .` with flags on one side).
+const flags = (v: string | undefined) => (v ?? '').split(' ').filter(Boolean);
 const targets = [
-  { name: 'before', root: before, port: await freePort() },
-  { name: 'after', root: ROOT, port: await freePort() },
+  { name: 'before', root: before, port: await freePort(), flags: flags(process.env.NODE_FLAGS_BEFORE) },
+  { name: 'after', root: ROOT, port: await freePort(), flags: flags(process.env.NODE_FLAGS_AFTER) },
 ];
 const nodes = targets.map((t) =>
-  spawn(process.execPath, [join(t.root, 'services/api/main.ts')], {
+  spawn(process.execPath, [...t.flags, join(t.root, 'services/api/main.ts')], {
     cwd: t.root,
     env: {
       ...process.env,

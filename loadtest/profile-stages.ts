@@ -13,7 +13,7 @@
  * does. FRS_SKIP_STACK=1: the stack is already up.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../shared/config.ts';
@@ -35,6 +35,7 @@ const DURATION_S = Number(process.env.PROFILE_DURATION ?? 20);
 const WARMUP_S = Number(process.env.PROFILE_WARMUP ?? 10);
 const VUS = Number(process.env.PROFILE_VUS ?? 64);
 const INTERVAL_US = Number(process.env.PROFILE_INTERVAL_US ?? 250);
+/** PROFILE_KEEP=<file>: keep the raw .cpuprofile there (for Chrome DevTools or speedscope). */
 const CHALLENGER =
   process.env.SCORE_CHALLENGER ??
   SCORE_VERSIONS.filter((v) => v.id !== DEFAULT_VERSION.id && v.status !== 'retired').at(-1)?.id;
@@ -114,6 +115,7 @@ async function profileOneNode(): Promise<void> {
     if (code !== 0) throw new Error(`the profiled node exited ${code}: no complete profile`);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+    if (process.env.PROFILE_KEEP) copyFileSync(join(dir, file), process.env.PROFILE_KEEP);
     const profile = readProfile(join(dir, file));
     if (profile.startTime > fromUs || profile.endTime < toUs)
       throw new Error('the profile does not cover the measured run (clocks differ?)');

@@ -7,7 +7,7 @@
  * LEDGER_SUBJECT_SECRET_PREVIOUS. Writers use the current secret only; readers look a subject up
  * under both and merge, so no report is lost while the old entries age out (180 days).
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -36,13 +36,15 @@ export function canonicalSubjects(subject: { phone_number?: string; ip_address?:
 }
 
 export class SubjectKeys {
-  private readonly current: string;
-  private readonly previous: string | undefined;
+  // Key objects, not strings: createHmac then skips importing the secret on every call (a quarter
+  // of an HMAC's cost), and the scoring path takes one per subject per request.
+  private readonly current: KeyObject;
+  private readonly previous: KeyObject | undefined;
 
   constructor(secret: string, previous?: string) {
     if (secret.length < 32) throw new Error('the ledger subject secret needs at least 32 characters');
-    this.current = secret;
-    this.previous = previous;
+    this.current = createSecretKey(secret, 'utf8');
+    this.previous = previous === undefined ? undefined : createSecretKey(previous, 'utf8');
   }
 
   static fromConfig(cfg: {
@@ -62,7 +64,10 @@ export class SubjectKeys {
     return hmac(this.current, 'frs ledger subject naming').slice(0, 8);
   }
 
-  /** The names a reader looks the subject up under: the current secret's, then the previous one's. */
+  /**
+   * The names a reader looks the subject up under: the current secret's (the writers' `key`)
+   * first, then the previous one's.
+   */
   keys(canonical: string): string[] {
     return this.previous === undefined
       ? [hmac(this.current, canonical)]
@@ -70,6 +75,6 @@ export class SubjectKeys {
   }
 }
 
-function hmac(secret: string, canonical: string): string {
+function hmac(secret: KeyObject, canonical: string): string {
   return createHmac('sha256', secret).update(canonical).digest('hex').slice(0, 32);
 }

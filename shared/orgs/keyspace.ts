@@ -48,8 +48,18 @@ export const ORGS_CHANGED_CHANNEL = 'frs:orgs:changed';
 
 /** The billing period of an instant: its UTC calendar month. */
 export function creditPeriod(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 7);
+  // Every admission asks; the month is formatted once and kept until the instant leaves it.
+  if (nowMs < period.from || nowMs >= period.to) {
+    const d = new Date(nowMs);
+    period = {
+      from: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+      to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+      name: d.toISOString().slice(0, 7),
+    };
+  }
+  return period.name;
 }
+let period = { from: 0, to: 0, name: '' };
 
 /**
  * How long a month's credit counter is kept: to the end of the month plus 35 days, so `org show`

@@ -209,7 +209,25 @@ function clusterOf(evidence: Evidence): string | undefined {
   } else if (evidence.phone?.valid && evidence.phone.calling_code && evidence.phone.ndc) {
     key = `range:${evidence.phone.calling_code}:${evidence.phone.ndc}`;
   }
-  return key && `cl_${sha256Hex(key).slice(0, 16)}`;
+  return key && clusterId(key);
+}
+
+/**
+ * The digests of cluster keys already seen. The keys are few (an ASN, a /24 or /48, a numbering
+ * range) and each request asks twice (the default version and the challenger), so a digest is
+ * kept; the map is emptied when full so its memory stays bounded whatever callers send.
+ */
+const CLUSTER_IDS_MAX = 100_000;
+const clusterIds = new Map<string, string>();
+
+function clusterId(key: string): string {
+  let id = clusterIds.get(key);
+  if (id === undefined) {
+    if (clusterIds.size >= CLUSTER_IDS_MAX) clusterIds.clear();
+    id = `cl_${sha256Hex(key).slice(0, 16)}`;
+    clusterIds.set(key, id);
+  }
+  return id;
 }
 
 /** Countries the subject resolves to: the number's region when valid, the IP's country when routable. */

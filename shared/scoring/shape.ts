@@ -69,7 +69,7 @@ export function tierEvidence(scored: Scored, tier: Tier, entitlements: readonly 
 }
 
 /** The named services of the components the tier includes; absent when none is named. */
-function namedServicesFor(scored: Scored, has: Set<string>) {
+function namedServicesFor(scored: Scored, has: ReadonlySet<string>) {
   const services = scored.services.filter((s) => has.has(s.component));
   return services.length > 0 ? { services } : {};
 }

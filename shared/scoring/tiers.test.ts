@@ -8,6 +8,16 @@ describe('tiers', () => {
     expect(includedIn('verify').has('ndc_range_risk')).toBe(false);
   });
 
+  it('an entitlement counts for its own organisation only, whatever was asked before', () => {
+    const granted = ['cluster_id'];
+    expect(includedIn('verify', granted).has('cluster_id')).toBe(true);
+    expect(includedIn('verify', granted)).toBe(includedIn('verify', granted));
+    expect(includedIn('verify').has('cluster_id')).toBe(false);
+    expect(includedIn('verify', []).has('cluster_id')).toBe(false);
+    expect(includedIn('assess', granted).has('cluster_id')).toBe(true);
+    expect(includedIn('assess', granted).size).toBe(includedIn('assess').size + 1);
+  });
+
   it('suppressed lists exactly what the tier lacks, each with the lowest tier that has it', () => {
     expect(suppressedFor('bureau')).toEqual([]);
     expect(suppressedFor('assess').every((s) => s.available_in === 'bureau')).toBe(true);

@@ -39,12 +39,25 @@ export function lowestTierWith(item: string): Tier | undefined {
  * What a caller sees: its tier's inclusion plus the organisation's own entitlements (items of a
  * higher tier granted to it; docs/contract.md "Tiers").
  */
-export function includedIn(tier: Tier, entitlements: readonly string[] = []): Set<string> {
-  const out = new Set<string>(entitlements);
-  for (const t of TIER_ORDER.slice(0, TIER_ORDER.indexOf(tier) + 1))
-    for (const i of TIER_INCLUSION[t]) out.add(i);
+export function includedIn(
+  tier: Tier,
+  entitlements: readonly string[] = NO_ENTITLEMENTS,
+): ReadonlySet<string> {
+  // A scoring request asks four times for its organisation's (one entitlements array per cached
+  // organisation), so the set is built once per array and tier.
+  let byTier = included.get(entitlements);
+  if (!byTier) included.set(entitlements, (byTier = new Map()));
+  let out = byTier.get(tier);
+  if (!out) {
+    const set = new Set<string>(entitlements);
+    for (const t of TIER_ORDER.slice(0, TIER_ORDER.indexOf(tier) + 1))
+      for (const i of TIER_INCLUSION[t]) set.add(i);
+    byTier.set(tier, (out = set));
+  }
   return out;
 }
+const NO_ENTITLEMENTS: readonly string[] = [];
+const included = new WeakMap<readonly string[], Map<Tier, ReadonlySet<string>>>();
 
 /** Every item above `tier` not granted as an entitlement, with the lowest tier that has it, in table order. */
 export function suppressedFor(

@@ -82,8 +82,10 @@ export class LedgerLookup {
     const { subjectKeys, votesKey } = this.deps;
     const canonical = canonicalSubjects(subject);
     if (canonical.length === 0) return { reports: 0, outcomeReports: 0 };
-    const fields = canonical.map((c) => subjectKeys.key(c));
-    const votes = canonical.map((c) => subjectKeys.keys(c).map(votesKey));
+    // Each HMAC once: the feed is keyed on the current secret's name, the first of `keys`.
+    const named = canonical.map((c) => subjectKeys.keys(c));
+    const fields = named.map((keys) => keys[0]!);
+    const votes = named.map((keys) => keys.map(votesKey));
     try {
       const read = await this.breaker.fire(this.deps.key(version), fields, votes, budgetMs);
       const counted = countVotes(viewer, read.votes, Date.now());

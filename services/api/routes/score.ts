@@ -11,6 +11,7 @@ import type { AdmissionControl } from '../controls/controls.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
+import { sendJsonText, setHeaders } from '../http/send-json.ts';
 import { operation } from '../http/operation.ts';
 import { checkScoreRequest } from '../score-request.ts';
 import type { Scorer } from '../scorer.ts';
@@ -105,9 +106,9 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
       const reputation = deps.scorer.reputation(checked, principal);
 
       const admission = await deps.controls.admit(principal, req.get('idempotency-key'), req.body);
-      res.set(admission.headers).type('application/json');
+      setHeaders(res, admission.headers);
       if (admission.kind === 'replay') {
-        res.send(admission.body);
+        sendJsonText(res, admission.body);
         return;
       }
       try {
@@ -118,7 +119,7 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
         // fault bench's retries on the other node got such 200s, never found in ClickHouse).
         await durable;
         await admission.commit(body);
-        res.send(body);
+        sendJsonText(res, body);
       } catch (err) {
         await admission.release();
         throw err;
