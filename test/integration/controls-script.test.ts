@@ -6,7 +6,8 @@ import { OrgStore } from '../../shared/orgs/store.ts';
 import type { Principal } from '../../services/api/auth.ts';
 import { Controls } from '../../services/api/controls/controls.ts';
 import { sha256 } from '../../services/api/controls/fingerprint.ts';
-import { idempotencyKey } from '../../shared/orgs/keyspace.ts';
+import { creditPeriod, creditsKey, idempotencyKey } from '../../shared/orgs/keyspace.ts';
+import { waitFor } from '../../infra/harness/wait.ts';
 import { cfg, orgWithKey } from '../../infra/harness/fixtures.ts';
 
 const BODY = { subject: { ip_address: '81.2.69.142' } };
@@ -121,5 +122,29 @@ describe('controls on real Redis', () => {
     expect((await store.creditsUsed(p.org.org_id)).used).toBe(3);
     const other = await principal();
     expect((await controls.admit(other, 'cap-3', BODY)).headers['Idempotency-Status']).toBeUndefined();
+  });
+
+  it('retries a failed credit reconciliation on its own timer, with no further request to trigger it', async () => {
+    const controls = new Controls({ redis, log, nodeCount: 1 });
+    const p = await principal();
+    const credits = creditsKey(p.org.org_id, creditPeriod(Date.now()));
+    // A value of the wrong type under the credits key makes every Redis write of it fail, as a
+    // Redis that is back but not yet serving would: admissions are billed on the node.
+    await redis.hset(credits, 'not', 'a counter');
+    for (let i = 0; i < 3; i++) {
+      const a = await controls.admit(p, undefined, BODY);
+      expect(a.kind).toBe('admitted');
+    }
+    await controls.reconcile();
+    expect(await redis.type(credits)).toBe('hash');
+    // Redis heals; nothing reaches this node from now on, so only the retry timer can land them.
+    await redis.del(credits);
+    const used = await waitFor(
+      'the retried reconciliation',
+      async () => ((await store.creditsUsed(p.org.org_id)).used === 3 ? 3 : undefined),
+      10_000,
+      100,
+    );
+    expect(used).toBe(3);
   });
 });
