@@ -79,6 +79,10 @@ export class LedgerLookup {
   async lookup(subject: Subject, budgetMs: number, viewer: string): Promise<Reputation> {
     const version = this.deps.version();
     if (version === undefined) return 'unavailable';
+    // An open breaker refuses anyway, after building an Error with its stack trace; asking first
+    // skips that and the subject's HMACs on every request of an outage. opossum's own timer moves
+    // it to half-open after resetTimeout, and the next lookup is then the probe.
+    if (this.breaker.opened) return 'unavailable';
     const { subjectKeys, votesKey } = this.deps;
     const canonical = canonicalSubjects(subject);
     if (canonical.length === 0) return { reports: 0, outcomeReports: 0 };
