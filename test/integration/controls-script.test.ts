@@ -123,3 +123,45 @@ describe('controls on real Redis', () => {
     expect((await controls.admit(other, 'cap-3', BODY)).headers['Idempotency-Status']).toBeUndefined();
   });
 });
+
+describe('controls waiting for replicas (REDIS_WAIT_REPLICAS)', () => {
+  const redis = createRedis(cfg.REDIS_URL, { failFast: true, connectionName: 'frs-test-controls-wait' });
+  const store = new OrgStore(redis);
+  const log = createLogger('test', 'silent');
+  afterAll(() => redis.disconnect());
+
+  it('answers an admission WAIT could not confirm (no replica here), billed once, and counts it', async () => {
+    const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const p: Principal = { org: (await store.getOrg(orgId))!, keyId };
+    let unreplicated = 0;
+    const controls = new Controls({
+      redis,
+      log,
+      nodeCount: 1,
+      waitReplicas: 1,
+      waitTimeoutMs: 20,
+      onUnreplicated: () => unreplicated++,
+    });
+    // The dev server has no replica: WAIT 1 20 answers 0 after 20 ms.
+    expect(Number((await redis.info('replication')).match(/connected_slaves:(\d+)/)?.[1])).toBe(0);
+    const first = await controls.admit(p, 'wait-1', BODY);
+    expect(first.kind).toBe('admitted');
+    const plain = await controls.admit(p, undefined, BODY);
+    expect(plain.kind).toBe('admitted');
+    expect(unreplicated).toBe(2);
+    expect((await store.creditsUsed(orgId)).used).toBe(2);
+    // Refusals and replays wrote nothing to confirm.
+    if (first.kind === 'admitted') await first.commit(JSON.stringify({ score_id: `sc_${'cd'.repeat(16)}` }));
+    expect((await controls.admit(p, 'wait-1', BODY)).kind).toBe('replay');
+    expect(unreplicated).toBe(2);
+  });
+
+  it('sends no WAIT with REDIS_WAIT_REPLICAS 0 (one server)', async () => {
+    const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const p: Principal = { org: (await store.getOrg(orgId))!, keyId };
+    let unreplicated = 0;
+    const controls = new Controls({ redis, log, nodeCount: 1, onUnreplicated: () => unreplicated++ });
+    expect((await controls.admit(p, 'no-wait', BODY)).kind).toBe('admitted');
+    expect(unreplicated).toBe(0);
+  });
+});

@@ -89,6 +89,15 @@ export interface ControlsDeps {
   /** Most idempotency entries an organisation may create per UTC day (idempotency-entry.ts). */
   idempotencyEntriesPerDay?: number;
   now?: () => number;
+  /**
+   * Replicas that must acknowledge an admission's writes (`WAIT`) before it is answered
+   * (REDIS_WAIT_REPLICAS): 0 on one server, 1 on a Redis Cluster or Sentinel group.
+   */
+  waitReplicas?: number;
+  /** How long `WAIT` may block (REDIS_WAIT_TIMEOUT_MS); below the client's command timeout. */
+  waitTimeoutMs?: number;
+  /** Called for each admission `WAIT` did not confirm in time (the request is answered anyway). */
+  onUnreplicated?: () => void;
 }
 
 /**
@@ -109,6 +118,10 @@ export class Controls implements AdmissionControl {
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
   private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+  private readonly waitReplicas: number;
+  private readonly waitTimeoutMs: number;
+  private readonly onUnreplicated: () => void;
+  private unreplicated = false;
 
   constructor(deps: ControlsDeps) {
     // One script, two key counts: a command with a fixed numberOfKeys is one whose keys ioredis
@@ -126,6 +139,9 @@ export class Controls implements AdmissionControl {
     this.local = new LocalControls(deps.nodeCount);
     this.now = deps.now ?? Date.now;
     this.idempotencyEntriesPerDay = deps.idempotencyEntriesPerDay ?? DEFAULT_IDEMPOTENCY_ENTRIES_PER_DAY;
+    this.waitReplicas = deps.waitReplicas ?? 0;
+    this.waitTimeoutMs = deps.waitTimeoutMs ?? 50;
+    this.onUnreplicated = deps.onUnreplicated ?? (() => {});
     this.redis.on('ready', () => void this.reconcile());
   }
 
@@ -188,6 +204,7 @@ export class Controls implements AdmissionControl {
 
     const [outcome, n, used, stored] = result;
     this.local.observe(credits, used);
+    if (outcome === 'admitted' || outcome === 'admitted_unretained') await this.confirmReplicated(credits);
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(org.rate_rps),
       'X-RateLimit-Remaining': String(Math.max(0, org.rate_rps - n)),
@@ -264,6 +281,7 @@ export class Controls implements AdmissionControl {
         const [err, used] = replies[0]!;
         if (err) throw err;
         this.local.observe(key, Number(used));
+        await this.confirmReplicated(key);
       } catch (err) {
         failed.set(key, n);
         firstErr ??= err;
@@ -356,6 +374,47 @@ export class Controls implements AdmissionControl {
       if (credits !== null) this.local.refund(credits);
       this.log.warn({ err }, 'refund not written to Redis; kept for reconciliation');
     }
+  }
+
+  /**
+   * Redis replicates asynchronously: a write the primary acknowledged and had not yet sent to its
+   * replica is lost if the primary dies and the replica takes over (a credit billed, then gone).
+   * With `waitReplicas` > 0 an admission is answered once that many replicas hold its writes:
+   * `WAIT` on the connection that ran the script. A pipeline routed by one of the organisation's
+   * keys reaches that node's connection on a cluster (WAIT has no key of its own); the GET only
+   * routes it. Not confirmed in time (no replica connected, a slow one, the primary dying): the
+   * request is still answered (the credit stays counted on the primary, and another service being
+   * down never turns a score into a 5xx), counted by `onUnreplicated`, logged once per episode.
+   * Never throws.
+   */
+  private async confirmReplicated(slotKey: string): Promise<void> {
+    if (this.waitReplicas <= 0) return;
+    let acked = 0;
+    let error: unknown;
+    try {
+      const replies = await this.redis
+        .pipeline()
+        .get(slotKey)
+        .wait(this.waitReplicas, this.waitTimeoutMs)
+        .exec();
+      const [err, n] = replies?.[1] ?? [new Error('WAIT not answered'), 0];
+      if (err) throw err;
+      acked = Number(n);
+    } catch (err) {
+      error = err;
+    }
+    if (acked >= this.waitReplicas) {
+      if (this.unreplicated) this.log.info('redis writes replicated again before admissions are answered');
+      this.unreplicated = false;
+      return;
+    }
+    this.onUnreplicated();
+    if (!this.unreplicated)
+      this.log.warn(
+        { err: error, replicas: acked, wanted: this.waitReplicas },
+        'redis replicas did not confirm an admission in time; answering it anyway',
+      );
+    this.unreplicated = true;
   }
 
   /** While degraded, one request per RETRY_REDIS_AFTER_MS probes Redis; the others stay local. */
