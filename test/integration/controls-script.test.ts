@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -163,5 +164,32 @@ describe('controls waiting for replicas (REDIS_WAIT_REPLICAS)', () => {
     const controls = new Controls({ redis, log, nodeCount: 1, onUnreplicated: () => unreplicated++ });
     expect((await controls.admit(p, 'no-wait', BODY)).kind).toBe('admitted');
     expect(unreplicated).toBe(0);
+  });
+});
+
+describe('reconcile.lua', () => {
+  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-test-reconcile' });
+  afterAll(() => redis.disconnect());
+
+  it('adds a batch once however often it is sent, and each batch id once', async () => {
+    const lua = readFileSync(new URL('../../services/api/controls/reconcile.lua', import.meta.url), 'utf8');
+    redis.defineCommand('testReconcile', { lua, numberOfKeys: 2 });
+    const run = (key: string, id: string, n: number) =>
+      (redis as unknown as { testReconcile(...a: (string | number)[]): Promise<number> }).testReconcile(
+        key,
+        `${key}:reconciled:${id}`,
+        n,
+        3600,
+        60,
+      );
+    const { orgId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const key = `frs:credits:{${orgId}}:2031-01`;
+    await redis.set(key, '10');
+    expect(await run(key, 'a', 5)).toBe(15);
+    // The same batch again (its reply was lost): read, not added.
+    expect(await run(key, 'a', 5)).toBe(15);
+    expect(await run(key, 'b', 2)).toBe(17);
+    expect(await redis.ttl(`${key}:reconciled:a`)).toBeGreaterThan(0);
+    expect(await redis.ttl(key)).toBeGreaterThan(0);
   });
 });

@@ -31,6 +31,8 @@ const RETRY_REDIS_AFTER_MS = 1_000;
 /** A failed reconciliation is retried after 1 s, doubling up to 30 s, until it lands. */
 const RECONCILE_RETRY_FIRST_MS = 1_000;
 const RECONCILE_RETRY_MAX_MS = 30_000;
+/** A reconciled batch's marker outlives every retry of it (reconcile.lua). */
+const RECONCILE_MARKER_TTL_S = 24 * 3600;
 
 const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
 
@@ -46,6 +48,7 @@ type ScriptedRedis = RedisClient & {
   ): Promise<AdmitReply>;
   frsStoreResponse(key: string, ...args: Args): Promise<number>;
   frsRelease(credits: string, ...args: Args): Promise<number>;
+  frsReconcile(credits: string, marker: string, ...args: Args): Promise<number>;
   frsReleaseIdempotent(credits: string, idem: string, ...args: Args): Promise<number>;
 };
 type AdmitReply = [string, number, number, string?];
@@ -115,6 +118,8 @@ export class Controls implements AdmissionControl {
   private redisDownUntil = 0;
   private degraded = false;
   private reconciling: Promise<void> | undefined;
+  /** Drained credits sent to Redis and not confirmed, by batch id: sent again with the same id. */
+  private readonly batches = new Map<string, { key: string; n: number }>();
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
   private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
@@ -134,6 +139,7 @@ export class Controls implements AdmissionControl {
     deps.redis.defineCommand('frsStoreResponse', { lua: lua('store-response'), numberOfKeys: 1 });
     deps.redis.defineCommand('frsRelease', { lua: release, numberOfKeys: 1 });
     deps.redis.defineCommand('frsReleaseIdempotent', { lua: release, numberOfKeys: 2 });
+    deps.redis.defineCommand('frsReconcile', { lua: lua('reconcile'), numberOfKeys: 2 });
     this.redis = deps.redis as ScriptedRedis;
     this.log = deps.log;
     this.local = new LocalControls(deps.nodeCount);
@@ -260,42 +266,47 @@ export class Controls implements AdmissionControl {
     }
   }
 
-  /** Pushes credits billed while Redis was unreachable into Redis; keeps them if that fails. */
+  /**
+   * Pushes credits billed while Redis was unreachable into Redis; keeps them if that fails. Each
+   * drained part is a batch with an id of its own, added by reconcile.lua at most once: a batch
+   * whose reply was lost may still have been counted (a timed-out script runs on), so it is sent
+   * again with the same id, never re-added as new credits.
+   */
   reconcile(): Promise<void> {
-    if (this.reconciling || !this.local.pending) return this.reconciling ?? Promise.resolve();
-    const ledger = this.local.drain();
+    if (this.reconciling || (!this.local.pending && this.batches.size === 0))
+      return this.reconciling ?? Promise.resolve();
+    for (const [key, n] of this.local.drain()) this.batches.set(randomUUID(), { key, n });
     const now = this.now();
-    // One transaction per credits key: each key is one organisation's (its own hash slot on a
-    // cluster), and a key's count and expiry must land together. A key whose transaction failed
-    // goes back to the local ledger; the others are done.
-    const failed = new Map<string, number>();
+    // One script per batch: each key is one organisation's (its own hash slot on a cluster).
+    let failed = 0;
     let firstErr: unknown;
-    const one = async (key: string, n: number) => {
+    const one = async (id: string, { key, n }: { key: string; n: number }) => {
       try {
-        const replies = await this.redis
-          .multi()
-          .incrby(key, n)
-          .expire(key, creditsTtlSeconds(now), 'NX')
-          .exec();
-        if (!replies) throw new Error('reconciliation transaction aborted');
-        const [err, used] = replies[0]!;
-        if (err) throw err;
+        const used = await this.redis.frsReconcile(
+          key,
+          `${key}:reconciled:${id}`,
+          n,
+          creditsTtlSeconds(now),
+          RECONCILE_MARKER_TTL_S,
+        );
+        this.batches.delete(id);
+        this.local.settled(key, n);
         this.local.observe(key, Number(used));
         await this.confirmReplicated(key);
       } catch (err) {
-        failed.set(key, n);
+        failed++;
         firstErr ??= err;
       }
     };
-    this.reconciling = Promise.all([...ledger].map(([key, n]) => one(key, n)))
+    const sent = this.batches.size;
+    this.reconciling = Promise.all([...this.batches].map(([id, b]) => one(id, b)))
       .then(() => {
-        if (failed.size === 0) {
-          this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
+        if (failed === 0) {
+          this.log.info({ batches: sent }, 'credits billed during the Redis outage reconciled');
           this.reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
           return;
         }
-        this.local.restore(failed);
-        this.log.warn({ err: firstErr, keys: failed.size }, 'credit reconciliation failed; will retry');
+        this.log.warn({ err: firstErr, batches: failed }, 'credit reconciliation failed; will retry');
         this.scheduleReconcileRetry();
       })
       .finally(() => {
@@ -433,7 +444,7 @@ export class Controls implements AdmissionControl {
   private redisOk(): void {
     if (this.degraded) this.log.warn('redis reachable again: controls shared');
     this.degraded = false;
-    if (this.local.pending) void this.reconcile();
+    if (this.local.pending || this.batches.size > 0) void this.reconcile();
   }
 }
 
