@@ -193,3 +193,33 @@ describe('reconcile.lua', () => {
     expect(await redis.ttl(key)).toBeGreaterThan(0);
   });
 });
+
+describe('settle.lua', () => {
+  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-test-settle' });
+  afterAll(() => redis.disconnect());
+
+  it('bills a locally admitted request only if its admission script did not run, and once', async () => {
+    const lua = readFileSync(new URL('../../services/api/controls/settle.lua', import.meta.url), 'utf8');
+    redis.defineCommand('testSettle', { lua, numberOfKeys: 3 });
+    const { orgId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const key = `frs:credits:{${orgId}}:2031-01`;
+    const settle = (idem: string, token: string) =>
+      (redis as unknown as { testSettle(...a: (string | number)[]): Promise<number> }).testSettle(
+        key,
+        idem,
+        `${key}:settled:${token}`,
+        token,
+        3600,
+        60,
+      );
+    await redis.set(key, '10');
+    // The script ran (its entry holds this token): Redis billed it already.
+    const ran = idempotencyKey(orgId, sha256('ran'));
+    await redis.hset(ran, 'fp', 'x', 'state', 'pending', 'token', 't-ran');
+    expect(await settle(ran, 't-ran')).toBe(10);
+    // It did not (no entry, or another request's): billed now, and once however often sent.
+    expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
+    expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
+    expect(await settle(ran, 't-other')).toBe(12);
+  });
+});

@@ -49,6 +49,7 @@ type ScriptedRedis = RedisClient & {
   frsStoreResponse(key: string, ...args: Args): Promise<number>;
   frsRelease(credits: string, ...args: Args): Promise<number>;
   frsReconcile(credits: string, marker: string, ...args: Args): Promise<number>;
+  frsSettle(credits: string, idem: string, marker: string, ...args: Args): Promise<number>;
   frsReleaseIdempotent(credits: string, idem: string, ...args: Args): Promise<number>;
 };
 type AdmitReply = [string, number, number, string?];
@@ -120,6 +121,11 @@ export class Controls implements AdmissionControl {
   private reconciling: Promise<void> | undefined;
   /** Drained credits sent to Redis and not confirmed, by batch id: sent again with the same id. */
   private readonly batches = new Map<string, { key: string; n: number }>();
+  /**
+   * Idempotent requests admitted locally after their script got no reply, by token: whether
+   * Redis billed them is settled once it answers again (settle.lua).
+   */
+  private readonly uncertain = new Map<string, { key: string; idemKey: string }>();
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
   private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
@@ -140,6 +146,7 @@ export class Controls implements AdmissionControl {
     deps.redis.defineCommand('frsRelease', { lua: release, numberOfKeys: 1 });
     deps.redis.defineCommand('frsReleaseIdempotent', { lua: release, numberOfKeys: 2 });
     deps.redis.defineCommand('frsReconcile', { lua: lua('reconcile'), numberOfKeys: 2 });
+    deps.redis.defineCommand('frsSettle', { lua: lua('settle'), numberOfKeys: 3 });
     this.redis = deps.redis as ScriptedRedis;
     this.log = deps.log;
     this.local = new LocalControls(deps.nodeCount);
@@ -168,6 +175,9 @@ export class Controls implements AdmissionControl {
     // A script that timed out may still run once Redis catches up and bill there; such a request
     // is then not billed again locally (an outage may under-bill by a few credits, never double).
     let maybeBilledInRedis = false;
+    // An idempotent one can be told apart later: its entry carries this request's token if the
+    // script ran. It is billed then, by settle.lua, not guessed now.
+    let uncertain = false;
     const token = randomUUID();
     if (this.redisUsable(now)) {
       const rate = rateKey(org.org_id, Math.floor(now / 1000), scope);
@@ -194,18 +204,22 @@ export class Controls implements AdmissionControl {
           : await this.redis.frsAdmit(rate, credits, ...args);
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
+        uncertain = billed && idemKey !== undefined;
         this.redisFailed(now, err);
       }
     }
-    if (!result)
+    if (!result) {
+      if (uncertain) this.uncertain.set(token, { key: credits, idemKey: idemKey! });
       return this.admitLocally(
         principal,
         billed ? credits : null,
         idem !== undefined,
-        !maybeBilledInRedis,
+        !maybeBilledInRedis && !uncertain,
         now,
         scope,
+        uncertain ? token : undefined,
       );
+    }
     this.redisOk();
 
     const [outcome, n, used, stored] = result;
@@ -273,7 +287,7 @@ export class Controls implements AdmissionControl {
    * again with the same id, never re-added as new credits.
    */
   reconcile(): Promise<void> {
-    if (this.reconciling || (!this.local.pending && this.batches.size === 0))
+    if (this.reconciling || (!this.local.pending && this.batches.size === 0 && this.uncertain.size === 0))
       return this.reconciling ?? Promise.resolve();
     for (const [key, n] of this.local.drain()) this.batches.set(randomUUID(), { key, n });
     const now = this.now();
@@ -298,8 +312,29 @@ export class Controls implements AdmissionControl {
         firstErr ??= err;
       }
     };
-    const sent = this.batches.size;
-    this.reconciling = Promise.all([...this.batches].map(([id, b]) => one(id, b)))
+    const settle = async (token: string, { key, idemKey }: { key: string; idemKey: string }) => {
+      try {
+        const used = await this.redis.frsSettle(
+          key,
+          idemKey,
+          `${key}:settled:${token}`,
+          token,
+          creditsTtlSeconds(now),
+          RECONCILE_MARKER_TTL_S,
+        );
+        this.uncertain.delete(token);
+        this.local.observe(key, Number(used));
+        await this.confirmReplicated(key);
+      } catch (err) {
+        failed++;
+        firstErr ??= err;
+      }
+    };
+    const sent = this.batches.size + this.uncertain.size;
+    this.reconciling = Promise.all([
+      ...[...this.batches].map(([id, b]) => one(id, b)),
+      ...[...this.uncertain].map(([token, u]) => settle(token, u)),
+    ])
       .then(() => {
         if (failed === 0) {
           this.log.info({ batches: sent }, 'credits billed during the Redis outage reconciled');
@@ -340,6 +375,7 @@ export class Controls implements AdmissionControl {
     bill: boolean,
     now: number,
     scope: ControlScope,
+    uncertainToken?: string,
   ): Admission {
     const org = principal.org;
     const d = this.local.admit(org, credits, now, bill, scope);
@@ -358,6 +394,8 @@ export class Controls implements AdmissionControl {
       commit: async () => {},
       release: async () => {
         if (bill && credits !== null) this.local.refund(credits);
+        // Failed after all: not billed here (Redis may have billed it: over by one on a 5xx).
+        if (uncertainToken) this.uncertain.delete(uncertainToken);
       },
     };
   }
@@ -444,7 +482,7 @@ export class Controls implements AdmissionControl {
   private redisOk(): void {
     if (this.degraded) this.log.warn('redis reachable again: controls shared');
     this.degraded = false;
-    if (this.local.pending || this.batches.size > 0) void this.reconcile();
+    if (this.local.pending || this.batches.size > 0 || this.uncertain.size > 0) void this.reconcile();
   }
 }
 
