@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
@@ -254,6 +254,29 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       cfg.EXPLAIN_LOOKUPS_MAX,
       Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
     );
+    const controls =
+      cfg.CONTROLS === 'on'
+        ? new Controls({
+            redis,
+            log,
+            nodeCount: cfg.CONTROLS_NODE_COUNT,
+            idempotencyEntriesPerDay: cfg.IDEMPOTENCY_ENTRIES_PER_DAY,
+            now: opts.now,
+            waitReplicas: cfg.REDIS_WAIT_REPLICAS,
+            waitTimeoutMs: cfg.REDIS_WAIT_TIMEOUT_MS,
+            onUnreplicated: () => unreplicated.inc(),
+          })
+        : NO_CONTROLS;
+
+    if (controls instanceof Controls)
+      new Gauge({
+        name: 'frs_controls_unsettled_credits',
+        help: 'Credits this node billed locally (Redis unreachable or slow) that Redis does not hold yet',
+        registers: [metrics.registry],
+        collect() {
+          this.set(controls.unsettledCredits);
+        },
+      });
     const app = buildApp({
       log,
       auth,
@@ -262,19 +285,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         nodeCount: cfg.CONTROLS_NODE_COUNT,
       }),
       lookups,
-      controls:
-        cfg.CONTROLS === 'on'
-          ? new Controls({
-              redis,
-              log,
-              nodeCount: cfg.CONTROLS_NODE_COUNT,
-              idempotencyEntriesPerDay: cfg.IDEMPOTENCY_ENTRIES_PER_DAY,
-              now: opts.now,
-              waitReplicas: cfg.REDIS_WAIT_REPLICAS,
-              waitTimeoutMs: cfg.REDIS_WAIT_TIMEOUT_MS,
-              onUnreplicated: () => unreplicated.inc(),
-            })
-          : NO_CONTROLS,
+      controls,
       scorer: new Scorer({
         ...scorerDeps,
         remember: (orgId, scoreId, entry) => recentScores.put(orgId, scoreId, entry),

@@ -281,6 +281,16 @@ export class Controls implements AdmissionControl {
   }
 
   /**
+   * Credits this node billed locally, or may owe (an idempotent request whose script got no reply),
+   * that Redis does not hold yet: what a crash of the node now would lose.
+   */
+  get unsettledCredits(): number {
+    let n = this.local.unreconciledCredits + this.uncertain.size;
+    for (const b of this.batches.values()) n += b.n;
+    return n;
+  }
+
+  /**
    * Pushes credits billed while Redis was unreachable into Redis; keeps them if that fails. Each
    * drained part is a batch with an id of its own, added by reconcile.lua at most once: a batch
    * whose reply was lost may still have been counted (a timed-out script runs on), so it is sent

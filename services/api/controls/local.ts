@@ -90,6 +90,13 @@ export class LocalControls {
     return this.unreconciled.size > 0;
   }
 
+  /** Credits billed here and not yet drained for reconciliation (net of refunds). */
+  get unreconciledCredits(): number {
+    let n = 0;
+    for (const v of this.unreconciled.values()) n += v;
+    return n;
+  }
+
   /**
    * Takes the ledger for reconciliation: each part is `settled` once Redis holds it, or handed
    * back with `restore`. Until then it still counts against the local budget.
