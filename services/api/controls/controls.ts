@@ -398,6 +398,9 @@ export class Controls implements AdmissionControl {
     if (idempotent) headers['Idempotency-Status'] = 'unavailable';
     if (d.outcome === 'rate_limited') throw rateLimited(d.limit, headers, now);
     if (d.outcome === 'credits_exhausted') throw creditsExhausted(headers);
+    // Written to Redis by the next request that reaches it, or by this timer when none does
+    // (the traffic stopped during a slow spell, which no 'ready' event ends).
+    if (this.local.pending || this.uncertain.size > 0) this.scheduleReconcileRetry();
     return {
       kind: 'admitted',
       headers,
