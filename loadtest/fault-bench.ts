@@ -40,6 +40,7 @@ import { sleep } from '../infra/harness/wait.ts';
 import { scoreTopicLag } from '../infra/harness/kafka-records.ts';
 import { freePort } from '../infra/harness/processes.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
+import { quantile } from '../infra/harness/score-load.ts';
 import { PhaseCpu } from './phase-cpu.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -407,10 +408,7 @@ const answered = [
 ];
 const lost = answered.filter((r) => !stored.has(r.scoreId!)).length;
 const doubled = Number(counts!.final) - Number(counts!.distinct);
-const q = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN;
-};
+const q = quantile;
 const phases = [...new Set(results.map((r) => r.phase))].filter(
   (p) => !p.startsWith('warm-up') && p !== 'done',
 );

@@ -53,6 +53,14 @@ const envSchema = z.object({
    * gives only the ACL user, password and TLS. Unset: REDIS_URL is one server.
    */
   REDIS_CLUSTER_NODES: hostPorts,
+  /**
+   * Replicas of the durable Redis that must hold an admission's writes (`WAIT`) before the API
+   * answers it: 1 on a Redis Cluster or Sentinel group, so a primary's failover loses no credit
+   * it acknowledged; 0 (no WAIT) on one server (docs/redis-outage.md).
+   */
+  REDIS_WAIT_REPLICAS: z.coerce.number().int().min(0).max(5).default(0),
+  /** How long that `WAIT` may block; below the controls' 250 ms command timeout. */
+  REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().min(1).max(200).default(50),
   /** Sentinels of a primary/replica group holding what REDIS_URL would; REDIS_URL gives the login. */
   REDIS_SENTINELS: hostPorts,
   /** The Sentinel group's master name (with REDIS_SENTINELS). */

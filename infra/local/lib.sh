@@ -58,15 +58,16 @@ signal_pidfiles() {
 }
 
 stop_pidfile() {
-  local name=$1 pidfile=$2
-  if ! pid_alive "$pidfile"; then
+  local name=$1 pidfile=$2 pid
+  # Read once: a server signalled by signal_pidfiles may remove its pid file at any moment (Redis
+  # does on exit), and a second read would then fail the whole stop.
+  pid=$(cat "$pidfile" 2>/dev/null) || pid=
+  if [[ -z $pid ]] || ! kill -0 "$pid" 2>/dev/null; then
     log "$name is not running"
     rm -f "$pidfile"
     return 0
   fi
-  local pid
-  pid=$(cat "$pidfile")
-  kill "$pid"
+  kill "$pid" 2>/dev/null || true
   for _ in $(seq 1 150); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.2

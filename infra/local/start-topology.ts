@@ -143,6 +143,8 @@ export function clusterTopology(): Topology {
       const env: ServiceEnv = {
         ...parseEnv(shOut('redis-cluster.sh', 'env')),
         REDIS_SENTINELS: undefined,
+        // An admission is answered once a replica holds it: a primary's failover loses no credit.
+        REDIS_WAIT_REPLICAS: '1',
         // The ledger lives in the cluster with the rest.
         LEDGER_REDIS_URL: undefined,
         KAFKA_BROKERS: shOut('kafka-cluster.sh', 'brokers').trim(),

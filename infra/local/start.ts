@@ -13,6 +13,11 @@
  * `--cluster` (`npm run start:cluster`): the same on the multi-node engines instead
  * (start-topology.ts), with two audit sinks in one consumer group and two refreshers; the demo
  * keys are then written to `cluster/` under the stack dir.
+ *
+ * `--restartable` (the fault test, test/cluster/faults.ts): a service that exits does not stop the
+ * stack; SIGUSR2 to this process starts every exited service again with the command line and
+ * environment it had (the same NODE_ID, port and Redis user). The services' pids are in
+ * `services.json` next to the demo credentials, rewritten at every (re)start.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +41,7 @@ import { applyEnv, clusterTopology, singleTopology } from './start-topology.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
 const topology = process.argv.includes('--cluster') ? clusterTopology() : singleTopology();
+const RESTARTABLE = process.argv.includes('--restartable');
 // The cluster's demo organisations are not the single Redis's: each topology keeps its own file.
 const DEMO_FILE = join(STACK, ...(topology.name === 'cluster' ? ['cluster'] : []), DEMO_CREDENTIALS_FILE);
 /** Where starts before the credentials file kept the demo ids (no keys); read once, then removed. */
@@ -109,30 +115,60 @@ async function seedDemo(): Promise<DemoCredential[]> {
 interface Child {
   name: string;
   proc: ChildProcess;
+  /** Starts the service again as it was first started (--restartable). */
+  relaunch: () => ChildProcess;
+}
+
+/** Where each service's pid is written (name -> pid), for a test that crashes one. */
+const SERVICES_FILE = join(dirname(DEMO_FILE), 'services.json');
+function writeServices(): void {
+  const pids = Object.fromEntries([...apis, ...workers].map((c) => [c.name, c.proc.pid]));
+  mkdirSync(dirname(SERVICES_FILE), { recursive: true });
+  writeFileSync(SERVICES_FILE, `${JSON.stringify(pids, null, 2)}\n`);
 }
 
 /** Each service logs in to Redis as its own ACL user, as in the compose deployment. */
 function launch(name: string, entry: string, user: RedisService, env: Record<string, string> = {}): Child {
   const merged = { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S, ...process.env, ...env };
-  const proc = spawn(process.execPath, [entry], {
-    cwd: ROOT,
-    env: { ...merged, ...serviceRedisEnv(user, merged) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const prefix = (chunk: Buffer) =>
-    chunk
-      .toString()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => `[${name}] ${l}\n`)
-      .join('');
-  proc.stdout!.on('data', (d: Buffer) => process.stdout.write(prefix(d)));
-  proc.stderr!.on('data', (d: Buffer) => process.stderr.write(prefix(d)));
-  proc.on('exit', (code, signal) => {
-    if (!stopping) console.error(`[start] ${name} exited (${signal ?? code}); stopping the stack`);
-    if (!stopping) void stop(1);
-  });
-  return { name, proc };
+  const spawnIt = () => {
+    const proc = spawn(process.execPath, [entry], {
+      cwd: ROOT,
+      env: { ...merged, ...serviceRedisEnv(user, merged) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const prefix = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => `[${name}] ${l}\n`)
+        .join('');
+    proc.stdout!.on('data', (d: Buffer) => process.stdout.write(prefix(d)));
+    proc.stderr!.on('data', (d: Buffer) => process.stderr.write(prefix(d)));
+    proc.on('exit', (code, signal) => {
+      if (stopping) return;
+      if (RESTARTABLE) {
+        console.error(`[start] ${name} exited (${signal ?? code}); SIGUSR2 starts it again`);
+        return;
+      }
+      console.error(`[start] ${name} exited (${signal ?? code}); stopping the stack`);
+      void stop(1);
+    });
+    return proc;
+  };
+  return { name, proc: spawnIt(), relaunch: spawnIt };
+}
+
+const exitedChild = (c: Child) => c.proc.exitCode !== null || c.proc.signalCode !== null;
+
+/** --restartable: SIGUSR2 starts every service that has exited again, as it was started. */
+function restartExited(): void {
+  if (stopping) return;
+  for (const c of [...apis, ...workers].filter(exitedChild)) {
+    c.proc = c.relaunch();
+    console.error(`[start] ${c.name} started again (pid ${c.proc.pid})`);
+  }
+  writeServices();
 }
 
 async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
@@ -156,7 +192,7 @@ const workers: Child[] = [];
 const CHILD_STOP_MS = 30_000;
 
 async function stopChild(c: Child): Promise<void> {
-  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  if (exitedChild(c)) return;
   const exited = once(c.proc, 'exit');
   c.proc.kill('SIGTERM');
   const kill = setTimeout(() => c.proc.kill('SIGKILL'), CHILD_STOP_MS);
@@ -172,10 +208,12 @@ async function stop(code = 0): Promise<void> {
   await Promise.all(workers.map(stopChild));
   topology.stop();
   rmSync(LOCK_FILE, { force: true });
+  rmSync(SERVICES_FILE, { force: true });
   process.exit(code);
 }
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+if (RESTARTABLE) process.on('SIGUSR2', restartExited);
 
 const demo = await seedDemo();
 // First start on this Redis: the nodes should serve full snapshots from their first request.
@@ -219,6 +257,7 @@ for (const [i, port] of API_PORTS.entries()) {
   );
 }
 workers.push(launch('portal', 'services/portal/main.ts', 'portal', { PORTAL_PORT: String(PORTAL_PORT) }));
+writeServices();
 await Promise.all([
   ...API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)),
   waitReady(`http://127.0.0.1:${PORTAL_PORT}/livez`),

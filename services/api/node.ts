@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Counter, Gauge } from 'prom-client';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
@@ -210,6 +211,11 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       recentScoresSkipped: () => recentScores.skipped,
     });
     registerRedisMemory(metrics.registry, { durable: redisBg, explain: redisExplain });
+    const unreplicated = new Counter({
+      name: 'frs_controls_unreplicated_total',
+      help: 'Admissions answered although WAIT did not confirm REDIS_WAIT_REPLICAS replicas held them in time',
+      registers: [metrics.registry],
+    });
 
     // Keys' last-used times, written at most once per KEY_USAGE_FLUSH_S off the request path.
     const keyUsage = resources.add('drain', 'key usage', new KeyUsage(redisBg, log), (u) => u.stop());
@@ -248,6 +254,29 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       cfg.EXPLAIN_LOOKUPS_MAX,
       Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
     );
+    const controls =
+      cfg.CONTROLS === 'on'
+        ? new Controls({
+            redis,
+            log,
+            nodeCount: cfg.CONTROLS_NODE_COUNT,
+            idempotencyEntriesPerDay: cfg.IDEMPOTENCY_ENTRIES_PER_DAY,
+            now: opts.now,
+            waitReplicas: cfg.REDIS_WAIT_REPLICAS,
+            waitTimeoutMs: cfg.REDIS_WAIT_TIMEOUT_MS,
+            onUnreplicated: () => unreplicated.inc(),
+          })
+        : NO_CONTROLS;
+
+    if (controls instanceof Controls)
+      new Gauge({
+        name: 'frs_controls_unsettled_credits',
+        help: 'Credits this node billed locally (Redis unreachable or slow) that Redis does not hold yet',
+        registers: [metrics.registry],
+        collect() {
+          this.set(controls.unsettledCredits);
+        },
+      });
     const app = buildApp({
       log,
       auth,
@@ -256,16 +285,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         nodeCount: cfg.CONTROLS_NODE_COUNT,
       }),
       lookups,
-      controls:
-        cfg.CONTROLS === 'on'
-          ? new Controls({
-              redis,
-              log,
-              nodeCount: cfg.CONTROLS_NODE_COUNT,
-              idempotencyEntriesPerDay: cfg.IDEMPOTENCY_ENTRIES_PER_DAY,
-              now: opts.now,
-            })
-          : NO_CONTROLS,
+      controls,
       scorer: new Scorer({
         ...scorerDeps,
         remember: (orgId, scoreId, entry) => recentScores.put(orgId, scoreId, entry),

@@ -9,96 +9,36 @@
  * and checks nothing listens on the topology's ports any more and the single-node servers that
  * were running still are. Exits non-zero at the first failure, stopping what it started.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import {
+  CLUSTER_API_PORTS as API_PORTS,
+  CLUSTER_CLICKHOUSE as CLICKHOUSE,
+  CLUSTER_TOPOLOGY_PORTS as TOPOLOGY_PORTS,
+  SINGLE_PORTS,
+  listeningOf,
+  startCluster,
+} from '../../infra/harness/cluster-start.ts';
+import { sleep } from '../../infra/harness/wait.ts';
 import { DEMO_CREDENTIALS_FILE } from '../../infra/local/demo-credentials.ts';
 import { HealthResponse } from '../../shared/contract/response.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
-const API_PORTS = [8080, 8081];
-const CLICKHOUSE = 'http://127.0.0.1:18131';
-const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
-/** Every port the topology listens on: services, then the cluster servers of infra/local/*-cluster.sh. */
-const TOPOLOGY_PORTS = [
-  ...API_PORTS,
-  8090,
-  ...range(7000, 6), // Redis Cluster
-  ...range(19191, 3), // Kafka brokers
-  ...range(19291, 3), // their controllers
-  ...range(18131, 4), // ClickHouse HTTP
-  ...range(19131, 4), // ClickHouse native
-  ...range(12181, 3), // ZooKeeper
-];
-/** The single-node dev servers, which start:cluster must leave as they are. */
-const SINGLE_PORTS = [6379, 6380, 9092, 8123];
 const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 120_000;
 
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 const step = (what: string) => console.log(`[test:cluster] ${elapsed()} ${what}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
-}
-const listeningOf = async (ports: number[]) =>
-  (await Promise.all(ports.map(async (p) => ((await listening(p)) ? p : undefined)))).filter(
-    (p) => p !== undefined,
-  );
 
 const taken = await listeningOf(TOPOLOGY_PORTS);
 assert.deepEqual(taken, [], `ports already in use before the start: ${taken.join(', ')}`);
 const singleBefore = await listeningOf(SINGLE_PORTS);
 
 step('npm run start:cluster');
-const start = spawn(process.execPath, [join(ROOT, 'infra/local/start.ts'), '--cluster'], {
-  cwd: ROOT,
-  detached: true,
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let output = '';
-start.stdout.on('data', (d: Buffer) => (output += d.toString()));
-start.stderr.on('data', (d: Buffer) => (output += d.toString()));
-const exited = once(start, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-let running = true;
-void exited.then(() => (running = false));
-
-async function stopStart(): Promise<[number | null, NodeJS.Signals | null]> {
-  if (running) process.kill(-start.pid!, 'SIGINT');
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), STOP_TIMEOUT_MS)));
-  const result = await Promise.race([exited, timeout]);
-  clearTimeout(timer);
-  if (result === 'timeout') {
-    process.kill(-start.pid!, 'SIGKILL');
-    throw new Error(`start:cluster did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGINT`);
-  }
-  return result;
-}
-
-async function waitReady(port: number): Promise<void> {
-  const until = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < until) {
-    assert.ok(running, 'start:cluster exited before the API nodes were ready');
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(500);
-  }
-  throw new Error(`API node :${port} not ready within ${START_TIMEOUT_MS / 1000} s`);
-}
+const start = startCluster();
 
 async function clickhouseCount(scoreId: string): Promise<number> {
   // The Distributed table over the two shards, as the services read it.
@@ -110,7 +50,7 @@ async function clickhouseCount(scoreId: string): Promise<number> {
 }
 
 async function checks(): Promise<void> {
-  await Promise.all(API_PORTS.map(waitReady));
+  await start.waitReady(START_TIMEOUT_MS);
   step('both API nodes ready');
 
   const credentials = JSON.parse(readFileSync(join(STACK, 'cluster', DEMO_CREDENTIALS_FILE), 'utf8')) as {
@@ -154,13 +94,13 @@ async function checks(): Promise<void> {
 try {
   await checks();
 } catch (err) {
-  console.error(output.split('\n').slice(-40).join('\n'));
-  await stopStart().catch(() => undefined);
+  console.error(start.tail());
+  await start.stop(STOP_TIMEOUT_MS).catch(() => undefined);
   throw err;
 }
 
 step('SIGINT');
-const [code, signal] = await stopStart();
+const [code, signal] = await start.stop(STOP_TIMEOUT_MS);
 assert.equal(code, 0, `start:cluster exited with ${signal ?? code}`);
 step('start:cluster exited 0');
 const left = await listeningOf(TOPOLOGY_PORTS);

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -146,5 +147,104 @@ describe('controls on real Redis', () => {
       100,
     );
     expect(used).toBe(3);
+  });
+});
+
+describe('controls waiting for replicas (REDIS_WAIT_REPLICAS)', () => {
+  const redis = createRedis(cfg.REDIS_URL, { failFast: true, connectionName: 'frs-test-controls-wait' });
+  const store = new OrgStore(redis);
+  const log = createLogger('test', 'silent');
+  afterAll(() => redis.disconnect());
+
+  it('answers an admission WAIT could not confirm (no replica here), billed once, and counts it', async () => {
+    const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const p: Principal = { org: (await store.getOrg(orgId))!, keyId };
+    let unreplicated = 0;
+    const controls = new Controls({
+      redis,
+      log,
+      nodeCount: 1,
+      waitReplicas: 1,
+      waitTimeoutMs: 20,
+      onUnreplicated: () => unreplicated++,
+    });
+    // The dev server has no replica: WAIT 1 20 answers 0 after 20 ms.
+    expect(Number((await redis.info('replication')).match(/connected_slaves:(\d+)/)?.[1])).toBe(0);
+    const first = await controls.admit(p, 'wait-1', BODY);
+    expect(first.kind).toBe('admitted');
+    const plain = await controls.admit(p, undefined, BODY);
+    expect(plain.kind).toBe('admitted');
+    expect(unreplicated).toBe(2);
+    expect((await store.creditsUsed(orgId)).used).toBe(2);
+    // Refusals and replays wrote nothing to confirm.
+    if (first.kind === 'admitted') await first.commit(JSON.stringify({ score_id: `sc_${'cd'.repeat(16)}` }));
+    expect((await controls.admit(p, 'wait-1', BODY)).kind).toBe('replay');
+    expect(unreplicated).toBe(2);
+  });
+
+  it('sends no WAIT with REDIS_WAIT_REPLICAS 0 (one server)', async () => {
+    const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const p: Principal = { org: (await store.getOrg(orgId))!, keyId };
+    let unreplicated = 0;
+    const controls = new Controls({ redis, log, nodeCount: 1, onUnreplicated: () => unreplicated++ });
+    expect((await controls.admit(p, 'no-wait', BODY)).kind).toBe('admitted');
+    expect(unreplicated).toBe(0);
+  });
+});
+
+describe('reconcile.lua', () => {
+  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-test-reconcile' });
+  afterAll(() => redis.disconnect());
+
+  it('adds a batch once however often it is sent, and each batch id once', async () => {
+    const lua = readFileSync(new URL('../../services/api/controls/reconcile.lua', import.meta.url), 'utf8');
+    redis.defineCommand('testReconcile', { lua, numberOfKeys: 2 });
+    const run = (key: string, id: string, n: number) =>
+      (redis as unknown as { testReconcile(...a: (string | number)[]): Promise<number> }).testReconcile(
+        key,
+        `${key}:reconciled:${id}`,
+        n,
+        3600,
+        60,
+      );
+    const { orgId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const key = `frs:credits:{${orgId}}:2031-01`;
+    await redis.set(key, '10');
+    expect(await run(key, 'a', 5)).toBe(15);
+    // The same batch again (its reply was lost): read, not added.
+    expect(await run(key, 'a', 5)).toBe(15);
+    expect(await run(key, 'b', 2)).toBe(17);
+    expect(await redis.ttl(`${key}:reconciled:a`)).toBeGreaterThan(0);
+    expect(await redis.ttl(key)).toBeGreaterThan(0);
+  });
+});
+
+describe('settle.lua', () => {
+  const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-test-settle' });
+  afterAll(() => redis.disconnect());
+
+  it('bills a locally admitted request only if its admission script did not run, and once', async () => {
+    const lua = readFileSync(new URL('../../services/api/controls/settle.lua', import.meta.url), 'utf8');
+    redis.defineCommand('testSettle', { lua, numberOfKeys: 3 });
+    const { orgId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const key = `frs:credits:{${orgId}}:2031-01`;
+    const settle = (idem: string, token: string) =>
+      (redis as unknown as { testSettle(...a: (string | number)[]): Promise<number> }).testSettle(
+        key,
+        idem,
+        `${key}:settled:${token}`,
+        token,
+        3600,
+        60,
+      );
+    await redis.set(key, '10');
+    // The script ran (its entry holds this token): Redis billed it already.
+    const ran = idempotencyKey(orgId, sha256('ran'));
+    await redis.hset(ran, 'fp', 'x', 'state', 'pending', 'token', 't-ran');
+    expect(await settle(ran, 't-ran')).toBe(10);
+    // It did not (no entry, or another request's): billed now, and once however often sent.
+    expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
+    expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
+    expect(await settle(ran, 't-other')).toBe(12);
   });
 });

@@ -31,6 +31,8 @@ const RETRY_REDIS_AFTER_MS = 1_000;
 /** A failed reconciliation is retried after 1 s, doubling up to 30 s, until it lands. */
 const RECONCILE_RETRY_FIRST_MS = 1_000;
 const RECONCILE_RETRY_MAX_MS = 30_000;
+/** A reconciled batch's marker outlives every retry of it (reconcile.lua). */
+const RECONCILE_MARKER_TTL_S = 24 * 3600;
 
 const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
 
@@ -46,6 +48,8 @@ type ScriptedRedis = RedisClient & {
   ): Promise<AdmitReply>;
   frsStoreResponse(key: string, ...args: Args): Promise<number>;
   frsRelease(credits: string, ...args: Args): Promise<number>;
+  frsReconcile(credits: string, marker: string, ...args: Args): Promise<number>;
+  frsSettle(credits: string, idem: string, marker: string, ...args: Args): Promise<number>;
   frsReleaseIdempotent(credits: string, idem: string, ...args: Args): Promise<number>;
 };
 type AdmitReply = [string, number, number, string?];
@@ -89,6 +93,15 @@ export interface ControlsDeps {
   /** Most idempotency entries an organisation may create per UTC day (idempotency-entry.ts). */
   idempotencyEntriesPerDay?: number;
   now?: () => number;
+  /**
+   * Replicas that must acknowledge an admission's writes (`WAIT`) before it is answered
+   * (REDIS_WAIT_REPLICAS): 0 on one server, 1 on a Redis Cluster or Sentinel group.
+   */
+  waitReplicas?: number;
+  /** How long `WAIT` may block (REDIS_WAIT_TIMEOUT_MS); below the client's command timeout. */
+  waitTimeoutMs?: number;
+  /** Called for each admission `WAIT` did not confirm in time (the request is answered anyway). */
+  onUnreplicated?: () => void;
 }
 
 /**
@@ -106,9 +119,20 @@ export class Controls implements AdmissionControl {
   private redisDownUntil = 0;
   private degraded = false;
   private reconciling: Promise<void> | undefined;
+  /** Drained credits sent to Redis and not confirmed, by batch id: sent again with the same id. */
+  private readonly batches = new Map<string, { key: string; n: number }>();
+  /**
+   * Idempotent requests admitted locally after their script got no reply, by token: whether
+   * Redis billed them is settled once it answers again (settle.lua).
+   */
+  private readonly uncertain = new Map<string, { key: string; idemKey: string }>();
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
   private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+  private readonly waitReplicas: number;
+  private readonly waitTimeoutMs: number;
+  private readonly onUnreplicated: () => void;
+  private unreplicated = false;
 
   constructor(deps: ControlsDeps) {
     // One script, two key counts: a command with a fixed numberOfKeys is one whose keys ioredis
@@ -121,11 +145,16 @@ export class Controls implements AdmissionControl {
     deps.redis.defineCommand('frsStoreResponse', { lua: lua('store-response'), numberOfKeys: 1 });
     deps.redis.defineCommand('frsRelease', { lua: release, numberOfKeys: 1 });
     deps.redis.defineCommand('frsReleaseIdempotent', { lua: release, numberOfKeys: 2 });
+    deps.redis.defineCommand('frsReconcile', { lua: lua('reconcile'), numberOfKeys: 2 });
+    deps.redis.defineCommand('frsSettle', { lua: lua('settle'), numberOfKeys: 3 });
     this.redis = deps.redis as ScriptedRedis;
     this.log = deps.log;
     this.local = new LocalControls(deps.nodeCount);
     this.now = deps.now ?? Date.now;
     this.idempotencyEntriesPerDay = deps.idempotencyEntriesPerDay ?? DEFAULT_IDEMPOTENCY_ENTRIES_PER_DAY;
+    this.waitReplicas = deps.waitReplicas ?? 0;
+    this.waitTimeoutMs = deps.waitTimeoutMs ?? 50;
+    this.onUnreplicated = deps.onUnreplicated ?? (() => {});
     this.redis.on('ready', () => void this.reconcile());
   }
 
@@ -146,6 +175,9 @@ export class Controls implements AdmissionControl {
     // A script that timed out may still run once Redis catches up and bill there; such a request
     // is then not billed again locally (an outage may under-bill by a few credits, never double).
     let maybeBilledInRedis = false;
+    // An idempotent one can be told apart later: its entry carries this request's token if the
+    // script ran. It is billed then, by settle.lua, not guessed now.
+    let uncertain = false;
     const token = randomUUID();
     if (this.redisUsable(now)) {
       const rate = rateKey(org.org_id, Math.floor(now / 1000), scope);
@@ -172,22 +204,27 @@ export class Controls implements AdmissionControl {
           : await this.redis.frsAdmit(rate, credits, ...args);
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
+        uncertain = billed && idemKey !== undefined;
         this.redisFailed(now, err);
       }
     }
-    if (!result)
+    if (!result) {
+      if (uncertain) this.uncertain.set(token, { key: credits, idemKey: idemKey! });
       return this.admitLocally(
         principal,
         billed ? credits : null,
         idem !== undefined,
-        !maybeBilledInRedis,
+        !maybeBilledInRedis && !uncertain,
         now,
         scope,
+        uncertain ? token : undefined,
       );
+    }
     this.redisOk();
 
     const [outcome, n, used, stored] = result;
     this.local.observe(credits, used);
+    if (outcome === 'admitted' || outcome === 'admitted_unretained') await this.confirmReplicated(credits);
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(org.rate_rps),
       'X-RateLimit-Remaining': String(Math.max(0, org.rate_rps - n)),
@@ -243,41 +280,78 @@ export class Controls implements AdmissionControl {
     }
   }
 
-  /** Pushes credits billed while Redis was unreachable into Redis; keeps them if that fails. */
+  /**
+   * Credits this node billed locally, or may owe (an idempotent request whose script got no reply),
+   * that Redis does not hold yet: what a crash of the node now would lose.
+   */
+  get unsettledCredits(): number {
+    let n = this.local.unreconciledCredits + this.uncertain.size;
+    for (const b of this.batches.values()) n += b.n;
+    return n;
+  }
+
+  /**
+   * Pushes credits billed while Redis was unreachable into Redis; keeps them if that fails. Each
+   * drained part is a batch with an id of its own, added by reconcile.lua at most once: a batch
+   * whose reply was lost may still have been counted (a timed-out script runs on), so it is sent
+   * again with the same id, never re-added as new credits.
+   */
   reconcile(): Promise<void> {
-    if (this.reconciling || !this.local.pending) return this.reconciling ?? Promise.resolve();
-    const ledger = this.local.drain();
+    if (this.reconciling || (!this.local.pending && this.batches.size === 0 && this.uncertain.size === 0))
+      return this.reconciling ?? Promise.resolve();
+    for (const [key, n] of this.local.drain()) this.batches.set(randomUUID(), { key, n });
     const now = this.now();
-    // One transaction per credits key: each key is one organisation's (its own hash slot on a
-    // cluster), and a key's count and expiry must land together. A key whose transaction failed
-    // goes back to the local ledger; the others are done.
-    const failed = new Map<string, number>();
+    // One script per batch: each key is one organisation's (its own hash slot on a cluster).
+    let failed = 0;
     let firstErr: unknown;
-    const one = async (key: string, n: number) => {
+    const one = async (id: string, { key, n }: { key: string; n: number }) => {
       try {
-        const replies = await this.redis
-          .multi()
-          .incrby(key, n)
-          .expire(key, creditsTtlSeconds(now), 'NX')
-          .exec();
-        if (!replies) throw new Error('reconciliation transaction aborted');
-        const [err, used] = replies[0]!;
-        if (err) throw err;
+        const used = await this.redis.frsReconcile(
+          key,
+          `${key}:reconciled:${id}`,
+          n,
+          creditsTtlSeconds(now),
+          RECONCILE_MARKER_TTL_S,
+        );
+        this.batches.delete(id);
+        this.local.settled(key, n);
         this.local.observe(key, Number(used));
+        await this.confirmReplicated(key);
       } catch (err) {
-        failed.set(key, n);
+        failed++;
         firstErr ??= err;
       }
     };
-    this.reconciling = Promise.all([...ledger].map(([key, n]) => one(key, n)))
+    const settle = async (token: string, { key, idemKey }: { key: string; idemKey: string }) => {
+      try {
+        const used = await this.redis.frsSettle(
+          key,
+          idemKey,
+          `${key}:settled:${token}`,
+          token,
+          creditsTtlSeconds(now),
+          RECONCILE_MARKER_TTL_S,
+        );
+        this.uncertain.delete(token);
+        this.local.observe(key, Number(used));
+        await this.confirmReplicated(key);
+      } catch (err) {
+        failed++;
+        firstErr ??= err;
+      }
+    };
+    const sent = this.batches.size + this.uncertain.size;
+    this.reconciling = Promise.all([
+      ...[...this.batches].map(([id, b]) => one(id, b)),
+      ...[...this.uncertain].map(([token, u]) => settle(token, u)),
+    ])
       .then(() => {
-        if (failed.size === 0) {
-          this.log.info({ keys: ledger.size }, 'credits billed during the Redis outage reconciled');
+        if (failed === 0) {
+          this.log.info({ batches: sent }, 'credits billed during the Redis outage reconciled');
           this.reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
           return;
         }
-        this.local.restore(failed);
-        this.log.warn({ err: firstErr, keys: failed.size }, 'credit reconciliation failed; will retry');
+        this.log.warn({ err: firstErr, batches: failed }, 'credit reconciliation failed; will retry');
         this.scheduleReconcileRetry();
       })
       .finally(() => {
@@ -311,6 +385,7 @@ export class Controls implements AdmissionControl {
     bill: boolean,
     now: number,
     scope: ControlScope,
+    uncertainToken?: string,
   ): Admission {
     const org = principal.org;
     const d = this.local.admit(org, credits, now, bill, scope);
@@ -323,12 +398,17 @@ export class Controls implements AdmissionControl {
     if (idempotent) headers['Idempotency-Status'] = 'unavailable';
     if (d.outcome === 'rate_limited') throw rateLimited(d.limit, headers, now);
     if (d.outcome === 'credits_exhausted') throw creditsExhausted(headers);
+    // Written to Redis by the next request that reaches it, or by this timer when none does
+    // (the traffic stopped during a slow spell, which no 'ready' event ends).
+    if (this.local.pending || this.uncertain.size > 0) this.scheduleReconcileRetry();
     return {
       kind: 'admitted',
       headers,
       commit: async () => {},
       release: async () => {
         if (bill && credits !== null) this.local.refund(credits);
+        // Failed after all: not billed here (Redis may have billed it: over by one on a 5xx).
+        if (uncertainToken) this.uncertain.delete(uncertainToken);
       },
     };
   }
@@ -358,6 +438,47 @@ export class Controls implements AdmissionControl {
     }
   }
 
+  /**
+   * Redis replicates asynchronously: a write the primary acknowledged and had not yet sent to its
+   * replica is lost if the primary dies and the replica takes over (a credit billed, then gone).
+   * With `waitReplicas` > 0 an admission is answered once that many replicas hold its writes:
+   * `WAIT` on the connection that ran the script. A pipeline routed by one of the organisation's
+   * keys reaches that node's connection on a cluster (WAIT has no key of its own); the GET only
+   * routes it. Not confirmed in time (no replica connected, a slow one, the primary dying): the
+   * request is still answered (the credit stays counted on the primary, and another service being
+   * down never turns a score into a 5xx), counted by `onUnreplicated`, logged once per episode.
+   * Never throws.
+   */
+  private async confirmReplicated(slotKey: string): Promise<void> {
+    if (this.waitReplicas <= 0) return;
+    let acked = 0;
+    let error: unknown;
+    try {
+      const replies = await this.redis
+        .pipeline()
+        .get(slotKey)
+        .wait(this.waitReplicas, this.waitTimeoutMs)
+        .exec();
+      const [err, n] = replies?.[1] ?? [new Error('WAIT not answered'), 0];
+      if (err) throw err;
+      acked = Number(n);
+    } catch (err) {
+      error = err;
+    }
+    if (acked >= this.waitReplicas) {
+      if (this.unreplicated) this.log.info('redis writes replicated again before admissions are answered');
+      this.unreplicated = false;
+      return;
+    }
+    this.onUnreplicated();
+    if (!this.unreplicated)
+      this.log.warn(
+        { err: error, replicas: acked, wanted: this.waitReplicas },
+        'redis replicas did not confirm an admission in time; answering it anyway',
+      );
+    this.unreplicated = true;
+  }
+
   /** While degraded, one request per RETRY_REDIS_AFTER_MS probes Redis; the others stay local. */
   private redisUsable(now: number): boolean {
     if (this.redis.status !== 'ready' || now < this.redisDownUntil) return false;
@@ -374,7 +495,7 @@ export class Controls implements AdmissionControl {
   private redisOk(): void {
     if (this.degraded) this.log.warn('redis reachable again: controls shared');
     this.degraded = false;
-    if (this.local.pending) void this.reconcile();
+    if (this.local.pending || this.batches.size > 0 || this.uncertain.size > 0) void this.reconcile();
   }
 }
 

@@ -58,6 +58,21 @@ describe('local controls while Redis is unreachable', () => {
     expect(local.drain()).toEqual(new Map([[CK, 2]]));
   });
 
+  it('counts a drained ledger against the budget until it is settled in Redis', () => {
+    const local = new LocalControls(1);
+    local.observe(CK, 100); // 5 left of 105
+    for (let i = 0; i < 3; i++) local.admit(org(), CK, T0 + i * 1000);
+    const ledger = local.drain();
+    expect(ledger).toEqual(new Map([[CK, 3]]));
+    // Still unconfirmed: two more, then refused, as if never drained.
+    const next = Array.from({ length: 3 }, (_, i) => local.admit(org(), CK, T0 + (3 + i) * 1000).outcome);
+    expect(next).toEqual(['admitted', 'admitted', 'credits_exhausted']);
+    local.settled(CK, 3);
+    local.observe(CK, 103);
+    expect(local.admit(org(), CK, T0 + 9000).outcome).toBe('credits_exhausted');
+    expect(local.drain()).toEqual(new Map([[CK, 2]]));
+  });
+
   it('does not bill a request whose script may already have billed it in Redis', () => {
     const local = new LocalControls(1);
     expect(local.admit(org(), CK, T0, false).outcome).toBe('admitted');

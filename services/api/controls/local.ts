@@ -24,6 +24,11 @@ export class LocalControls {
   private readonly windows = new Map<string, { second: number; n: number }>();
   /** Credits billed here and not yet in Redis, by credits key. May go negative after refunds. */
   private readonly unreconciled = new Map<string, number>();
+  /**
+   * Drained for reconciliation and not yet confirmed in Redis, by credits key: still this node's
+   * billing, so still counted against its budget while Redis is away.
+   */
+  private readonly settling = new Map<string, number>();
   /** Credits used per credits key, as Redis last reported them to this node. */
   private readonly lastSeen = new Map<string, number>();
 
@@ -56,9 +61,12 @@ export class LocalControls {
       this.windows.set(windowKey, w);
     }
     const seen = creditsKey === null ? undefined : this.lastSeen.get(creditsKey);
-    const local = creditsKey === null ? 0 : (this.unreconciled.get(creditsKey) ?? 0);
-    const creditsRemaining = () =>
-      org.credits - (seen ?? 0) - (creditsKey === null ? 0 : (this.unreconciled.get(creditsKey) ?? 0));
+    const billedHere = () =>
+      creditsKey === null
+        ? 0
+        : (this.unreconciled.get(creditsKey) ?? 0) + (this.settling.get(creditsKey) ?? 0);
+    const local = billedHere();
+    const creditsRemaining = () => org.credits - (seen ?? 0) - billedHere();
     if (w.n >= limit)
       return { outcome: 'rate_limited', limit, remaining: 0, creditsRemaining: creditsRemaining() };
     w.n += 1;
@@ -68,7 +76,8 @@ export class LocalControls {
       if (local >= share)
         return { outcome: 'credits_exhausted', limit, remaining, creditsRemaining: creditsRemaining() };
     }
-    if (bill && creditsKey !== null) this.unreconciled.set(creditsKey, local + 1);
+    if (bill && creditsKey !== null)
+      this.unreconciled.set(creditsKey, (this.unreconciled.get(creditsKey) ?? 0) + 1);
     return { outcome: 'admitted', limit, remaining, creditsRemaining: creditsRemaining() };
   }
 
@@ -81,14 +90,39 @@ export class LocalControls {
     return this.unreconciled.size > 0;
   }
 
-  /** Takes the ledger for reconciliation; hand it back with `restore` if that fails. */
+  /** Credits billed here and not yet drained for reconciliation (net of refunds). */
+  get unreconciledCredits(): number {
+    let n = 0;
+    for (const v of this.unreconciled.values()) n += v;
+    return n;
+  }
+
+  /**
+   * Takes the ledger for reconciliation: each part is `settled` once Redis holds it, or handed
+   * back with `restore`. Until then it still counts against the local budget.
+   */
   drain(): Map<string, number> {
     const out = new Map([...this.unreconciled].filter(([, n]) => n !== 0));
     this.unreconciled.clear();
+    for (const [k, n] of out) this.addTo(this.settling, k, n);
     return out;
   }
 
+  /** Part of a drained ledger is in Redis now. */
+  settled(creditsKey: string, n: number): void {
+    this.addTo(this.settling, creditsKey, -n);
+  }
+
   restore(ledger: Map<string, number>): void {
-    for (const [k, n] of ledger) this.unreconciled.set(k, (this.unreconciled.get(k) ?? 0) + n);
+    for (const [k, n] of ledger) {
+      this.addTo(this.settling, k, -n);
+      this.unreconciled.set(k, (this.unreconciled.get(k) ?? 0) + n);
+    }
+  }
+
+  private addTo(map: Map<string, number>, key: string, n: number): void {
+    const v = (map.get(key) ?? 0) + n;
+    if (v === 0) map.delete(key);
+    else map.set(key, v);
   }
 }
