@@ -7,10 +7,14 @@
 -- ARGV[1] credits of the batch   ARGV[2] TTL of the credits key (s)   ARGV[3] TTL of the marker (s)
 --
 -- Returns the credits used this month after the batch.
-if redis.call('INCR', KEYS[2]) == 1 then
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
-  local used = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]), 'NX')
-  return used
+-- The credits are written before the marker: a script stopped by an error keeps the writes made
+-- before it, so a marker set first and an INCRBY refused after it (a key of the wrong type, a
+-- server refusing writes) would count the batch as done with none of its credits added.
+if redis.call('GET', KEYS[2]) then
+  return tonumber(redis.call('GET', KEYS[1]) or '0')
 end
-return tonumber(redis.call('GET', KEYS[1]) or '0')
+local used = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]), 'NX')
+redis.call('INCR', KEYS[2])
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+return used
