@@ -148,6 +148,48 @@ describe('controls on real Redis', () => {
     );
     expect(used).toBe(3);
   });
+
+  it('a retry through a dead request takes its claim over after 30 s and is not billed again', async () => {
+    let now = Date.now();
+    const controls = new Controls({ redis, log, nodeCount: 1, now: () => now });
+    const p = await principal();
+    const first = await controls.admit(p, 'node-died', BODY);
+    expect(first.kind).toBe('admitted');
+    // Its node dies here: the request neither commits nor releases.
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+    const busy = await refusal(controls.admit(p, 'node-died', BODY));
+    expect(busy.items[0]!.code).toBe('E_IDEMPOTENCY_IN_PROGRESS');
+
+    now += 31_000;
+    const retry = await controls.admit(p, 'node-died', BODY);
+    expect(retry.kind).toBe('admitted');
+    expect(retry.headers['X-Credits-Remaining']).toBe('99');
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+    if (retry.kind !== 'admitted') throw new Error('expected admission');
+    const body = JSON.stringify({ score_id: `sc_${'cd'.repeat(16)}`, score: 7 });
+    await retry.commit(body);
+    // Stored by the retry, replayed after; the dead request's token cannot store over it.
+    if (first.kind === 'admitted') await first.commit(JSON.stringify({ score_id: 'sc_dead' }));
+    expect(await controls.admit(p, 'node-died', BODY)).toMatchObject({ kind: 'replay', body });
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+    // The entry still names the request that billed it, for a settlement arriving late.
+    const entry = await redis.hgetall(idempotencyKey(p.org.org_id, sha256('node-died')));
+    expect(Object.keys(entry).sort()).toEqual(['body', 'bt', 'fp', 'sid', 'state']);
+  });
+
+  it("a retry whose scoring fails after taking a claim over refunds the dead request's credit", async () => {
+    let now = Date.now();
+    const controls = new Controls({ redis, log, nodeCount: 1, now: () => now });
+    const p = await principal();
+    expect((await controls.admit(p, 'died-then-failed', BODY)).kind).toBe('admitted');
+    now += 31_000;
+    const retry = await controls.admit(p, 'died-then-failed', BODY);
+    if (retry.kind !== 'admitted') throw new Error('expected admission');
+    await retry.release();
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(0);
+    expect((await controls.admit(p, 'died-then-failed', BODY)).kind).toBe('admitted');
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+  });
 });
 
 describe('controls waiting for replicas (REDIS_WAIT_REPLICAS)', () => {
@@ -246,5 +288,10 @@ describe('settle.lua', () => {
     expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
     expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
     expect(await settle(ran, 't-other')).toBe(12);
+    // A retry took the claim over (a new owner token), or stored its answer: the entry still names
+    // the request that billed it, which is not billed again.
+    const takenOver = idempotencyKey(orgId, sha256('taken-over'));
+    await redis.hset(takenOver, 'fp', 'x', 'state', 'done', 'bt', 't-billed', 'sid', 's', 'body', 'b');
+    expect(await settle(takenOver, 't-billed')).toBe(12);
   });
 });

@@ -13,6 +13,13 @@
 -- ARGV[7] token of this request (only its owner may store or free the idempotency entry)
 -- ARGV[8] most idempotency entries the organisation may create per day
 -- ARGV[9] '1' when the request is billed (scoring), '0' when it is not (outcomes: no credit check)
+-- ARGV[10] the node's clock (ms)   ARGV[11] TTL of an idempotency entry (s)
+--
+-- An entry in progress is claimed by its request's token until `until` (ARGV[6] seconds on). A
+-- claim past that belongs to a request whose node died or hung after admitting and billing it:
+-- the retry takes the claim over and is not billed again, so a caller that resends through a
+-- crash pays once. The entry outlives its claim (ARGV[11]) so that the retry still finds it.
+-- `bt` names the request that billed, for settle.lua.
 --
 -- Returns {outcome, requests in this window, credits used this month[, stored body]}.
 -- Outcome `admitted_unretained`: admitted, but the day's entry cap is reached, so no entry.
@@ -29,18 +36,25 @@ if n == 1 then redis.call('EXPIRE', KEYS[1], 2) end
 
 local billed = ARGV[9] ~= '0'
 if billed and used >= cap then return {'credits_exhausted', n, used} end
+local now = tonumber(ARGV[10])
+local claimUntil = string.format('%d', now + 1000 * tonumber(ARGV[6]))
 
 if KEYS[3] then
-  local e = redis.call('HMGET', KEYS[3], 'fp', 'state', 'body')
+  local e = redis.call('HMGET', KEYS[3], 'fp', 'state', 'body', 'until')
   if e[1] then
     if e[1] ~= ARGV[5] then return {'mismatch', n, used} end
-    if e[2] ~= 'done' then return {'in_progress', n, used} end
-    return {'replay', n, used, e[3]}
+    if e[2] == 'done' then return {'replay', n, used, e[3]} end
+    -- An entry without `until` was written before claims had one: its key expires with the claim.
+    local untilMs = tonumber(e[4])
+    if untilMs == nil or untilMs > now then return {'in_progress', n, used} end
+    redis.call('HSET', KEYS[3], 'token', ARGV[7], 'until', claimUntil)
+    return {'admitted', n, used}
   end
   if tonumber(redis.call('GET', KEYS[4]) or '0') < tonumber(ARGV[8]) then
     if redis.call('INCR', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], 2 * 86400) end
-    redis.call('HSET', KEYS[3], 'fp', ARGV[5], 'state', 'pending', 'token', ARGV[7])
-    redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
+    redis.call('HSET', KEYS[3], 'fp', ARGV[5], 'state', 'pending', 'token', ARGV[7], 'bt', ARGV[7],
+      'until', claimUntil)
+    redis.call('EXPIRE', KEYS[3], tonumber(ARGV[11]))
   else
     outcome = 'admitted_unretained'
   end

@@ -24,7 +24,10 @@ import { LocalControls } from './local.ts';
 
 /** Idempotent 200s are kept this long (docs/contract.md "Idempotency"). */
 export const IDEMPOTENCY_TTL_S = 24 * 3600;
-/** An entry still in progress after this long is taken to belong to a crashed request and is freed. */
+/**
+ * A request's claim on its idempotency entry: still in progress after this long, it is taken to
+ * belong to a dead request, and a retry takes it over without being billed again (admit.lua).
+ */
 const IN_PROGRESS_TTL_S = 30;
 /** After a Redis error, requests use the local controls this long before Redis is tried again. */
 const RETRY_REDIS_AFTER_MS = 1_000;
@@ -191,6 +194,8 @@ export class Controls implements AdmissionControl {
         token,
         this.idempotencyEntriesPerDay,
         billed ? '1' : '0',
+        now,
+        IDEMPOTENCY_TTL_S,
       ];
       try {
         result = idemKey
@@ -418,7 +423,8 @@ export class Controls implements AdmissionControl {
     try {
       await this.redis.frsStoreResponse(idemKey, token, packBody(body), IDEMPOTENCY_TTL_S, scoreIdOf(body));
     } catch (err) {
-      // The 200 still goes out; a retry inside IN_PROGRESS_TTL_S gets 409, later it is re-scored.
+      // The 200 still goes out; a retry inside IN_PROGRESS_TTL_S gets 409, later it takes the claim
+      // over and is scored again, not billed again.
       this.log.warn({ err }, 'idempotent response not stored');
     }
   }

@@ -9,11 +9,18 @@
 -- ARGV[1] the request's token   ARGV[2] TTL of the credits key (s)   ARGV[3] TTL of the marker (s)
 --
 -- Returns the credits used this month.
-if redis.call('INCR', KEYS[3]) ~= 1 then return tonumber(redis.call('GET', KEYS[1]) or '0') end
-redis.call('EXPIRE', KEYS[3], tonumber(ARGV[3]))
-if redis.call('HGET', KEYS[2], 'token') == ARGV[1] then
-  return tonumber(redis.call('GET', KEYS[1]) or '0')
+-- The marker is set after the credit: a script stopped by an error keeps the writes made before it.
+-- The entry names the request that billed it in `bt` (kept when a retry took a dead request's
+-- claim over), and its owner in `token` (entries written before `bt`).
+if redis.call('GET', KEYS[3]) then return tonumber(redis.call('GET', KEYS[1]) or '0') end
+local e = redis.call('HMGET', KEYS[2], 'bt', 'token')
+local used
+if e[1] == ARGV[1] or e[2] == ARGV[1] then
+  used = tonumber(redis.call('GET', KEYS[1]) or '0')
+else
+  used = redis.call('INCR', KEYS[1])
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]), 'NX')
 end
-local used = redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]), 'NX')
+redis.call('INCR', KEYS[3])
+redis.call('EXPIRE', KEYS[3], tonumber(ARGV[3]))
 return used
