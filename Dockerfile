@@ -4,8 +4,7 @@
 # digest of its multi-platform index as docker-library/repo-info records it for this tag
 # (repos/node/remote/24.21.0-bookworm-slim.md): a rebuilt tag cannot change the image silently.
 FROM node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
-ENV NODE_ENV=production \
-    NODE_OPTIONS=--disable-warning=TimeoutNegativeWarning
+ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force

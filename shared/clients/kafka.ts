@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { gzipSync, unzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import kafkajs, { CompressionTypes, Kafka, logLevel, type KafkaConfig } from 'kafkajs';
@@ -17,6 +18,27 @@ kafkajs.CompressionCodecs[CompressionTypes.GZIP] = () => ({
   compress: async (encoder: { buffer: Buffer }) => gzipSync(encoder.buffer, { level: 1 }),
   decompress: (buffer: Buffer) => unzipAsync(buffer),
 });
+
+/**
+ * kafkajs 2.2.4's request queue re-arms a timer every time it checks for pending requests, even
+ * when nothing is pending and the broker is not throttling: the delay is then `-1 - Date.now()`,
+ * which Node turns into 1 ms (with a TimeoutNegativeWarning since Node 24). Every broker
+ * connection so spins about 900 times a second for its whole life: 30 ms of CPU a second on an
+ * idle API node, and a wake-up of the event loop every millisecond under load (kafkajs issues
+ * 1556 and 1704, unfixed upstream). Without pending requests and without a throttle there is
+ * nothing to wait for: `push` arms the check itself when it queues a request, and every answer
+ * from the broker checks the queue, so the timer is armed only when there is something to check.
+ */
+const requireCjs = createRequire(import.meta.url);
+const RequestQueue = requireCjs('kafkajs/src/network/requestQueue/index.js') as {
+  prototype: { scheduleCheckPendingRequests: () => void; pending: unknown[]; throttledUntil: number };
+};
+const scheduleCheck = RequestQueue.prototype.scheduleCheckPendingRequests;
+if (typeof scheduleCheck !== 'function') throw new Error('kafkajs: RequestQueue.scheduleCheckPendingRequests moved');
+RequestQueue.prototype.scheduleCheckPendingRequests = function (this: typeof RequestQueue.prototype) {
+  if (this.pending.length === 0 && this.throttledUntil <= Date.now()) return;
+  scheduleCheck.call(this);
+};
 
 export const SCORES_TOPIC = 'scores.v1';
 export const SCORES_DLQ_TOPIC = 'scores.v1.dlq';
