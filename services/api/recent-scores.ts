@@ -46,16 +46,26 @@ export interface RecentScoresOptions {
  * bureau's default 200/s about 192 000 entries, ~25 MB.
  */
 /**
- * The entry and its minute's expiry in one command: a key is never left without its expiry (the
- * cache server evicts only keys that have one), and one command instead of HSET plus PEXPIREAT
- * is one client round of encoding, timers and promises less on the scoring path.
+ * A minute's entries of one event-loop turn and the minute's expiry in one command: a key is
+ * never left without its expiry (the cache server evicts only keys that have one), and a turn's
+ * scores of one organisation cost one command, not one each. ARGV: the expiry, then field and
+ * value pairs.
  */
-const PUT_ENTRY = `redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return redis.call('PEXPIREAT', KEYS[1], ARGV[3])`;
+const PUT_ENTRIES = `redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+return redis.call('PEXPIREAT', KEYS[1], ARGV[1])`;
+
+/** Entries per command at most: Lua's unpack takes a few thousand values; a turn rarely has this many. */
+const MAX_ENTRIES_PER_PUT = 500;
 
 type IndexRedis = Redis & {
-  frsRecentPut(key: string, scoreId: string, entry: string, expireAtMs: number): Promise<number>;
+  frsRecentPut(key: string, expireAtMs: number, ...fieldsAndValues: string[]): Promise<number>;
 };
+
+/** The entries of one key waiting for the end of the current turn. */
+interface Batch {
+  expireAtMs: number;
+  fieldsAndValues: string[];
+}
 
 export class RecentScores {
   private readonly redis: IndexRedis;
@@ -65,9 +75,11 @@ export class RecentScores {
   private readonly maxPending: number;
   /** Entries not written: Redis unreachable, too slow (see MAX_PENDING_COPIES), or an error. */
   skipped = 0;
+  /** This turn's entries by key, written together once the turn's code has run. */
+  private batches = new Map<string, Batch>();
 
   constructor(redis: Redis, log: Logger, opts: RecentScoresOptions = {}) {
-    redis.defineCommand('frsRecentPut', { lua: PUT_ENTRY, numberOfKeys: 1 });
+    redis.defineCommand('frsRecentPut', { lua: PUT_ENTRIES, numberOfKeys: 1 });
     this.redis = redis as IndexRedis;
     this.log = log;
     this.ttlMs = (opts.ttlSeconds ?? RECENT_TTL_SECONDS) * 1000;
@@ -80,11 +92,13 @@ export class RecentScores {
   }
 
   /**
-   * Fire and forget, on the hot path before the durable wait: the script rides the client's
-   * auto-pipeline in the same write as the request's other cache commands and reaches Redis while
-   * the audit record is still on its way to Kafka, so the entry is there before the 200 leaves
-   * in all but a race with a stalled cache server (the outcome's grace poll covers that). The
-   * expiry is re-armed by every write, in the same script as the field it covers.
+   * Fire and forget, on the hot path before the durable wait. The entry joins its key's batch of
+   * this turn; the batch is sent from `process.nextTick`, after every request this turn's Redis
+   * replies resumed, and before the client's auto-pipeline writes the turn's commands (at
+   * setImmediate). So it still rides the same write as the request's other cache commands and
+   * reaches Redis while the audit record is on its way to Kafka: the entry is there before the
+   * 200 leaves in all but a race with a stalled cache server (the outcome's grace poll covers
+   * that). The expiry is re-armed by every write, in the same script as the fields it covers.
    */
   put(orgId: string, scoreId: string, entry: ScoredSubject): void {
     const pending = this.redis.commandQueue.length + this.redis.autoPipelineQueueSize;
@@ -95,20 +109,40 @@ export class RecentScores {
     const bucket = this.bucketOf(entry.scored_at_ms);
     const key = recentScoresKey(orgId, bucket);
     const { phone_number = '', ip_address = '' } = entry.subject;
+    if (this.batches.size === 0) process.nextTick(this.flush);
+    let batch = this.batches.get(key);
+    if (batch === undefined) {
+      batch = { expireAtMs: (bucket + 1) * this.bucketMs + this.ttlMs, fieldsAndValues: [] };
+      this.batches.set(key, batch);
+    }
+    batch.fieldsAndValues.push(scoreId, `${entry.scored_at_ms}|${phone_number}|${ip_address}`);
+    if (batch.fieldsAndValues.length >= 2 * MAX_ENTRIES_PER_PUT) {
+      this.batches.delete(key);
+      this.send(key, batch);
+    }
+  }
+
+  private readonly flush = (): void => {
+    const batches = this.batches;
+    if (batches.size === 0) return;
+    this.batches = new Map();
+    for (const [key, batch] of batches) this.send(key, batch);
+  };
+
+  private send(key: string, batch: Batch): void {
+    const entries = batch.fieldsAndValues.length / 2;
     this.redis
-      .frsRecentPut(
-        key,
-        scoreId,
-        `${entry.scored_at_ms}|${phone_number}|${ip_address}`,
-        (bucket + 1) * this.bucketMs + this.ttlMs,
-      )
-      .catch(this.failed);
+      .frsRecentPut(key, batch.expireAtMs, ...batch.fieldsAndValues)
+      .catch((err: unknown) => this.failed(err, entries));
   }
 
   /** The error text only: a Redis error never carries the entry, which is personal data. */
-  private readonly failed = (err: unknown): void => {
-    if (this.skipped++ % 1000 === 0) this.log.warn({ err }, 'recent score entry not written to redis');
-  };
+  private failed(err: unknown, entries: number): void {
+    const before = this.skipped;
+    this.skipped += entries;
+    if (Math.floor(before / 1000) !== Math.floor(this.skipped / 1000) || before === 0)
+      this.log.warn({ err, entries }, 'recent score entries not written to redis');
+  }
 
   /** The entry of a score of this organisation, or null when absent, expired, or Redis is unavailable. */
   async get(orgId: string, scoreId: string): Promise<ScoredSubject | null> {

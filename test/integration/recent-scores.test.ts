@@ -46,6 +46,33 @@ describe('recent-score index', () => {
     expect(ttl).toBeLessThanOrEqual(RECENT_TTL_SECONDS * 1000 + RECENT_BUCKET_MS);
   });
 
+  it('writes every entry of a turn, across organisations and past one command of entries', async () => {
+    // A turn's entries are sent per key as one command of at most 500 entries: 1 203 entries of
+    // two organisations in one turn take four commands, and none may be lost or cross over.
+    const index = new RecentScores(redis, log);
+    const orgs = [`org_recent_turn_a_${Date.now()}`, `org_recent_turn_b_${Date.now()}`];
+    const now = Date.now();
+    await waitFor('the cache connection', async () => redis.status === 'ready');
+    const written = Array.from({ length: 1_203 }, (_, i) => ({
+      org: orgs[i % 7 === 0 ? 1 : 0]!,
+      id: newScoreId(now),
+      ip: `192.0.2.${i % 250}`,
+    }));
+    for (const w of written) index.put(w.org, w.id, { scored_at_ms: now, subject: { ip_address: w.ip } });
+    await waitFor('the last entry', () => index.get(written.at(-1)!.org, written.at(-1)!.id));
+    for (const w of written)
+      expect(await index.get(w.org, w.id)).toEqual({ scored_at_ms: now, subject: { ip_address: w.ip } });
+    expect(await index.get(orgs[1]!, written[1]!.id)).toBeNull();
+    const bucket = Math.floor(now / RECENT_BUCKET_MS);
+    expect(await redis.hlen(recentScoresKey(orgs[0]!, bucket))).toBe(
+      written.filter((w) => w.org === orgs[0]).length,
+    );
+    expect(await redis.pttl(recentScoresKey(orgs[1]!, bucket))).toBeGreaterThan(
+      (RECENT_TTL_SECONDS - 5) * 1000,
+    );
+    expect(index.skipped).toBe(0);
+  });
+
   it('lets entries expire', async () => {
     const index = new RecentScores(redis, log, { ttlSeconds: 1, bucketMs: 1_000 });
     const org = `org_recent_expiry_${Date.now()}`;
