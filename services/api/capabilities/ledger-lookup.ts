@@ -16,6 +16,7 @@ import { canonicalSubjects, type SubjectKeys } from '../../../shared/capabilitie
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Subject } from '../../../shared/contract/request.ts';
 import type { Reputation } from '../../../shared/scoring/evidence.ts';
+import { FeedBatch } from './feed-batch.ts';
 
 export interface LedgerLookupDeps {
   redis: RedisClient;
@@ -43,9 +44,11 @@ class BudgetExceeded extends Error {
 export class LedgerLookup {
   readonly breaker: CircuitBreaker<[string, string[], string[][], number], Read>;
   private readonly deps: LedgerLookupDeps;
+  private readonly feed: FeedBatch;
 
   constructor(deps: LedgerLookupDeps) {
     this.deps = deps;
+    this.feed = new FeedBatch(deps.redis);
     this.breaker = new CircuitBreaker(
       (key: string, fields: string[], votes: string[][], budgetMs: number) =>
         this.read(key, fields, votes, budgetMs),
@@ -108,12 +111,13 @@ export class LedgerLookup {
   }
 
   private read(key: string, fields: string[], votes: string[][], budgetMs: number): Promise<Read> {
-    // Plain commands, not a pipeline object: they ride the client's auto-pipeline, which gathers
-    // every command of an event-loop turn (other requests' lookups, and the controls script when
-    // both share a connection) into one write. Each touches one key, so any cluster node serves it.
+    // The feed's fields join the turn's one HMGET of its key (feed-batch.ts); the votes are plain
+    // commands on the client's auto-pipeline, which gathers every command of an event-loop turn
+    // (and the controls script when both share a connection) into one write. Each touches one
+    // key, so any cluster node serves it.
     const { redis } = this.deps;
     const query = Promise.all([
-      redis.hmget(key, ...fields) as Promise<Counts>,
+      this.feed.hmget(key, fields),
       Promise.all(votes.map((keys) => Promise.all(keys.map((k) => redis.hgetall(k))))),
     ]).then(([feed, byKey]) => ({ feed, votes: byKey }));
     if (budgetMs >= this.deps.timeoutMs) return query;
