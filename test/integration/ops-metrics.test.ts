@@ -9,6 +9,7 @@ import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { quote, quoteIdent } from '../../shared/clients/sql.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { clickhouse, cfg, redis } from '../../infra/harness/fixtures.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
 import { scrape, sample, total, type Scrape } from '../helpers/metrics.ts';
 import { freePort, spawnService, waitFor, type Service } from '../../infra/harness/processes.ts';
@@ -70,26 +71,6 @@ async function topicOffsets() {
   }
 }
 /** Records each partition holds. */
-/**
- * A new consumer group that starts at the topic's current end, as if it had read everything
- * before: the shared dev topic holds every earlier run's records, and a group reading them all
- * from the start measures the topic's size, not the sink.
- */
-async function groupAtEnd(groupId: string): Promise<void> {
-  const ends = await topicOffsets();
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.setOffsets({
-      groupId,
-      topic: SCORES_TOPIC,
-      partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
-    });
-  } finally {
-    await admin.disconnect();
-  }
-}
-
 const topicSpan = async () =>
   new Map((await topicOffsets()).map((p) => [String(p.partition), Number(p.high) - Number(p.low)]));
 /** Next offset of each partition. */
@@ -163,8 +144,7 @@ describe('audit sink metrics and health', () => {
   it('counts inserted rows and DLQ records, and the lag falls to zero once caught up', async () => {
     const scoreId = newScoreId();
     const orgId = `org_ops_${randomUUID().slice(0, 8)}`;
-    const groupId = `frs-test-ops-${randomUUID()}`;
-    await groupAtEnd(groupId);
+    const { AUDIT_SINK_GROUP: groupId } = await sinkGroupAtEnd('frs-test-ops');
     await produce([
       { key: scoreId, value: auditRecord(scoreId, orgId) },
       { key: `poison-${randomUUID()}`, value: '{"v":1,"score_id":"not-an-id"}' },

@@ -11,6 +11,7 @@ import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { cfg, freshAddress, freshMobile, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startApi, startSink, waitFor, type ApiNode, type Service } from '../../infra/harness/processes.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 
 /** Within this long of the 202, every node's score must show the report (the contract's 10 s). */
 const REACH_MS = 10_000;
@@ -30,7 +31,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
       startApi({ LEDGER_TIMEOUT_MS: '1000' }),
       startApi({ LEDGER_TIMEOUT_MS: '1000' }),
     ]);
-    sink = startSink();
+    sink = startSink(await sinkGroupAtEnd());
     // The sink consumes scores (their subjects reach ClickHouse) before any test relies on it.
     const warm = await orgWithKey('verify', { rateRps: 1000 });
     await score(nodes[0]!, warm.apiKey, { phone_number: freshMobile() });

@@ -3,6 +3,7 @@ import type { ScoringClient } from '../../client/index.ts';
 import { contractClients } from '../helpers/contract-client.ts';
 import { admin, cfg, clickhouse } from '../../infra/harness/fixtures.ts';
 import { startApi, startSink, waitFor, type ApiNode, type Service } from '../../infra/harness/processes.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 
 /** One request along the whole path: HTTP -> Kafka -> audit sink -> ClickHouse -> explain. */
 describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
@@ -13,7 +14,7 @@ describe('walking skeleton on real Redis, Kafka and ClickHouse', () => {
   const ch = clickhouse();
 
   beforeAll(async () => {
-    sink = startSink();
+    sink = startSink(await sinkGroupAtEnd());
     api = await startApi();
     client = await contractClients(api.url);
   });
