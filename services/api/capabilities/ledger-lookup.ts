@@ -16,7 +16,7 @@ import { canonicalSubjects, type SubjectKeys } from '../../../shared/capabilitie
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Subject } from '../../../shared/contract/request.ts';
 import type { Reputation } from '../../../shared/scoring/evidence.ts';
-import { FeedBatch } from './feed-batch.ts';
+import { LedgerBatch } from './ledger-batch.ts';
 
 export interface LedgerLookupDeps {
   redis: RedisClient;
@@ -44,11 +44,11 @@ class BudgetExceeded extends Error {
 export class LedgerLookup {
   readonly breaker: CircuitBreaker<[string, string[], string[][], number], Read>;
   private readonly deps: LedgerLookupDeps;
-  private readonly feed: FeedBatch;
+  private readonly batch: LedgerBatch;
 
   constructor(deps: LedgerLookupDeps) {
     this.deps = deps;
-    this.feed = new FeedBatch(deps.redis);
+    this.batch = new LedgerBatch(deps.redis);
     this.breaker = new CircuitBreaker(
       (key: string, fields: string[], votes: string[][], budgetMs: number) =>
         this.read(key, fields, votes, budgetMs),
@@ -111,15 +111,23 @@ export class LedgerLookup {
   }
 
   private read(key: string, fields: string[], votes: string[][], budgetMs: number): Promise<Read> {
-    // The feed's fields join the turn's one HMGET of its key (feed-batch.ts); the votes are plain
-    // commands on the client's auto-pipeline, which gathers every command of an event-loop turn
-    // (and the controls script when both share a connection) into one write. Each touches one
-    // key, so any cluster node serves it.
-    const { redis } = this.deps;
-    const query = Promise.all([
-      this.feed.hmget(key, fields),
-      Promise.all(votes.map((keys) => Promise.all(keys.map((k) => redis.hgetall(k))))),
-    ]).then(([feed, byKey]) => ({ feed, votes: byKey }));
+    // The feed's fields and the votes hashes join the turn's reads (ledger-batch.ts): one HMGET
+    // of the feed and one script for every votes hash, on the client's auto-pipeline, which
+    // writes them with the turn's other commands (the controls script among them when both
+    // share a connection).
+    const flat = votes.flat();
+    const query = Promise.all([this.batch.feed(key, fields), this.batch.hashes(flat)]).then(
+      ([feed, hashes]) => {
+        // Back to one list per subject: its keys' hashes, in the order the keys were given.
+        let at = 0;
+        const bySubject = votes.map((keys) => {
+          const mine = hashes.slice(at, at + keys.length);
+          at += keys.length;
+          return mine;
+        });
+        return { feed, votes: bySubject };
+      },
+    );
     if (budgetMs >= this.deps.timeoutMs) return query;
     let timer: NodeJS.Timeout;
     return Promise.race([
