@@ -34,7 +34,8 @@ const RequestQueue = requireCjs('kafkajs/src/network/requestQueue/index.js') as 
   prototype: { scheduleCheckPendingRequests: () => void; pending: unknown[]; throttledUntil: number };
 };
 const scheduleCheck = RequestQueue.prototype.scheduleCheckPendingRequests;
-if (typeof scheduleCheck !== 'function') throw new Error('kafkajs: RequestQueue.scheduleCheckPendingRequests moved');
+if (typeof scheduleCheck !== 'function')
+  throw new Error('kafkajs: RequestQueue.scheduleCheckPendingRequests moved');
 RequestQueue.prototype.scheduleCheckPendingRequests = function (this: typeof RequestQueue.prototype) {
   if (this.pending.length === 0 && this.throttledUntil <= Date.now()) return;
   scheduleCheck.call(this);
