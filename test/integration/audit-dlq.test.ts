@@ -10,6 +10,7 @@ import { quote } from '../../shared/clients/sql.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
 import { startSink, waitFor, type Service } from '../../infra/harness/processes.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 
 /** A valid audit record of a fresh score; `clientReference` is spliced in as raw JSON text. */
 const run = promisify(execFile);
@@ -72,7 +73,7 @@ describe('audit sink dead-letter queue on the real Kafka', () => {
       'the DLQ consumer to join',
       async () => (await consumer.describeGroup()).state === 'Stable',
     );
-    sink = startSink();
+    sink = startSink(await sinkGroupAtEnd());
   });
 
   afterAll(async () => {

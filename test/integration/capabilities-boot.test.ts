@@ -93,7 +93,7 @@ describe('a node with no published snapshots', () => {
     expect(body.components!.find((c) => c.component === 'ip_tor_exit')?.verdict).toBe('clean');
   });
 
-  it('with --stale, the one-shot rebuilds only what is past its freshness limit', async () => {
+  it('with --stale, the one-shot rebuilds only what is past its freshness limit or will be within the hour', async () => {
     const r = redis();
     try {
       // Nothing is stale right after publishing: the one-shot builds nothing.
@@ -102,10 +102,15 @@ describe('a node with no published snapshots', () => {
       const key = `${prefix}:status:{reputation_ledger}`;
       const status = JSON.parse((await r.get(key))!) as Record<string, unknown>;
       const hoursAgo = new Date(Date.now() - 3 * 3600_000).toISOString();
+      // Tor exits last confirmed 5 h 30 min ago (limit 6 h): stale within the hour, rebuilt too.
+      const torKey = `${prefix}:status:{ip_tor_exit}`;
+      const torStatus = JSON.parse((await r.get(torKey))!) as Record<string, unknown>;
+      const soon = new Date(Date.now() - 5.5 * 3600_000).toISOString();
       await r.set(key, JSON.stringify({ ...status, refreshed_at: hoursAgo }));
+      await r.set(torKey, JSON.stringify({ ...torStatus, refreshed_at: soon }));
       expect(await publishSnapshots(env)).toEqual([]);
       const rebuilt = await publishSnapshots(env, { stale: true });
-      expect(rebuilt.map((p) => p.capability)).toEqual(['reputation_ledger']);
+      expect(rebuilt.map((p) => p.capability).sort()).toEqual(['ip_tor_exit', 'reputation_ledger']);
       const after = JSON.parse((await r.get(key))!) as { refreshed_at: string };
       expect(Date.parse(after.refreshed_at)).toBeGreaterThan(Date.now() - 60_000);
     } finally {

@@ -3,6 +3,7 @@ import { quote } from '../../shared/clients/sql.ts';
 import { cfg, clickhouse, orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 import { startSink, type Service } from '../../infra/harness/processes.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
 
 /**
@@ -119,7 +120,7 @@ describe('hostile strings in every free-text field, end to end', () => {
   const ch = clickhouse();
 
   beforeAll(async () => {
-    sink = startSink();
+    sink = startSink(await sinkGroupAtEnd());
     api = await startNode();
   });
 
