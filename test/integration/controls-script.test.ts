@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/contract/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import type { Principal } from '../../services/api/auth.ts';
-import { Controls } from '../../services/api/controls/controls.ts';
+import { Controls, type Admission } from '../../services/api/controls/controls.ts';
 import { sha256 } from '../../services/api/controls/fingerprint.ts';
 import { creditPeriod, creditsKey, idempotencyKey } from '../../shared/orgs/keyspace.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
@@ -64,6 +64,61 @@ describe('controls on real Redis', () => {
     expect(again).toMatchObject({ kind: 'replay', body });
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect((await store.creditsUsed(p.org.org_id)).used).toBe(1);
+  });
+
+  it("admits one turn's requests of an organisation in one script run, each with the outcome it would have had alone", async () => {
+    // Rate 40/s, 30 credits and 3 of overdraft: of 60 requests in one window, 40 pass the rate
+    // check (the rest are 429s, taking no slot) and of those the first 33 are billed (the rest 402).
+    const a = await orgWithKey('assess', { rateRps: 40, credits: 30, overdraft: 3 });
+    const b = await orgWithKey('assess', { rateRps: 40, credits: 1000 });
+    const pa: Principal = { org: (await store.getOrg(a.orgId))!, keyId: a.keyId };
+    const pb: Principal = { org: (await store.getOrg(b.orgId))!, keyId: b.keyId };
+    const now = Date.parse('2031-03-10T12:00:00.250Z');
+    const client = createRedis(cfg.REDIS_URL, { failFast: true, connectionName: 'frs-test-controls-turn' });
+    const monitor = await redis.monitor();
+    try {
+      await client.ping();
+      const addr = /addr=(\S+)/.exec(String(await client.client('INFO')))![1]!;
+      const sent: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (source === addr) sent.push(String(args[0]).toLowerCase());
+      });
+      const controls = new Controls({ redis: client, log, nodeCount: 1, now: () => now });
+      // All in one turn: every admit is called before any of them is sent.
+      const settled = await Promise.allSettled([
+        ...Array.from({ length: 60 }, () => controls.admit(pa, undefined, BODY)),
+        ...Array.from({ length: 5 }, () => controls.admit(pb, undefined, BODY)),
+      ]);
+      const status = (r: PromiseSettledResult<unknown>) =>
+        r.status === 'fulfilled' ? 200 : (r.reason as ApiError).status;
+      const statuses = settled.slice(0, 60).map(status);
+      expect(statuses).toEqual([...Array(33).fill(200), ...Array(7).fill(402), ...Array(20).fill(429)]);
+      // Each admitted request sees the window and credits as they were after its own admission.
+      const remaining = settled
+        .slice(0, 33)
+        .map((r) => (r as PromiseFulfilledResult<Admission>).value.headers['X-Credits-Remaining']);
+      expect(remaining).toEqual(Array.from({ length: 33 }, (_, i) => String(30 - (i + 1))));
+      expect(settled.slice(60).map(status)).toEqual([200, 200, 200, 200, 200]);
+      expect(
+        settled
+          .slice(60)
+          .map((r) => (r as PromiseFulfilledResult<Admission>).value.headers['X-RateLimit-Remaining']),
+      ).toEqual(['39', '38', '37', '36', '35']);
+      expect((await store.creditsUsed(a.orgId, now)).used).toBe(33);
+      expect((await store.creditsUsed(b.orgId, now)).used).toBe(5);
+      // One script run per organisation for the 65 requests (EVALSHA, or EVAL the first time).
+      await waitFor(
+        'the scripts in MONITOR',
+        async () => sent.filter((c) => c === 'evalsha' || c === 'eval').length >= 2,
+        5_000,
+      );
+      expect(sent.filter((c) => c === 'evalsha' || c === 'eval').length).toBeLessThanOrEqual(
+        sent.includes('eval') ? 4 : 2,
+      );
+    } finally {
+      monitor.disconnect();
+      client.disconnect();
+    }
   });
 
   it('bills each UTC calendar month on its own counter', async () => {

@@ -13,6 +13,7 @@ import {
   type ControlScope,
 } from '../../../shared/orgs/keyspace.ts';
 import type { Principal } from '../auth.ts';
+import { AdmitBatch } from './admit-batch.ts';
 import { bodyFingerprint, sha256 } from './fingerprint.ts';
 import {
   DEFAULT_IDEMPOTENCY_ENTRIES_PER_DAY,
@@ -41,7 +42,8 @@ const lua = (name: string) => readFileSync(new URL(`./${name}.lua`, import.meta.
 
 type Args = (string | number)[];
 type ScriptedRedis = RedisClient & {
-  frsAdmit(rate: string, credits: string, ...args: Args): Promise<AdmitReply>;
+  /** The last argument is how many requests the run admits: a flat list of three values each. */
+  frsAdmit(rate: string, credits: string, ...args: Args): Promise<unknown[]>;
   frsAdmitIdempotent(
     rate: string,
     credits: string,
@@ -55,7 +57,8 @@ type ScriptedRedis = RedisClient & {
   frsSettle(credits: string, idem: string, marker: string, ...args: Args): Promise<number>;
   frsReleaseIdempotent(credits: string, idem: string, ...args: Args): Promise<number>;
 };
-type AdmitReply = [string, number, number, string?];
+/** admit.lua's answer for one request: outcome, requests in the window, credits used[, stored body]. */
+export type AdmitReply = [string, number, number, string?];
 
 /** What the route does next, with the headers every outcome carries. */
 export type Admission =
@@ -119,6 +122,8 @@ export class Controls implements AdmissionControl {
   private readonly local: LocalControls;
   private readonly now: () => number;
   private readonly idempotencyEntriesPerDay: number;
+  /** Admissions without Idempotency-Key: one script run per organisation window and turn. */
+  private readonly batch: AdmitBatch;
   private redisDownUntil = 0;
   private degraded = false;
   private reconciling: Promise<void> | undefined;
@@ -151,6 +156,9 @@ export class Controls implements AdmissionControl {
     deps.redis.defineCommand('frsReconcile', { lua: lua('reconcile'), numberOfKeys: 2 });
     deps.redis.defineCommand('frsSettle', { lua: lua('settle'), numberOfKeys: 3 });
     this.redis = deps.redis as ScriptedRedis;
+    this.batch = new AdmitBatch((rate, credits, args, count) =>
+      this.redis.frsAdmit(rate, credits, ...args, count),
+    );
     this.log = deps.log;
     this.local = new LocalControls(deps.nodeCount);
     this.now = deps.now ?? Date.now;
@@ -184,19 +192,8 @@ export class Controls implements AdmissionControl {
     const token = randomUUID();
     if (this.redisUsable(now)) {
       const rate = rateKey(org.org_id, Math.floor(now / 1000), scope);
-      const args: Args = [
-        org.rate_rps,
-        org.credits,
-        org.overdraft,
-        creditsTtlSeconds(now),
-        idemKey ? bodyFingerprint(body) : '',
-        IN_PROGRESS_TTL_S,
-        token,
-        this.idempotencyEntriesPerDay,
-        billed ? '1' : '0',
-        now,
-        IDEMPOTENCY_TTL_S,
-      ];
+      const limits: Args = [org.rate_rps, org.credits, org.overdraft, creditsTtlSeconds(now)];
+      const tail: Args = [this.idempotencyEntriesPerDay, billed ? '1' : '0'];
       try {
         result = idemKey
           ? await this.redis.frsAdmitIdempotent(
@@ -204,9 +201,25 @@ export class Controls implements AdmissionControl {
               credits,
               idemKey,
               idempotencyCountKey(org.org_id, now),
-              ...args,
+              ...limits,
+              bodyFingerprint(body),
+              IN_PROGRESS_TTL_S,
+              token,
+              ...tail,
+              now,
+              IDEMPOTENCY_TTL_S,
             )
-          : await this.redis.frsAdmit(rate, credits, ...args);
+          : // No entry to claim: no fingerprint, token or clock, so the turn's requests of one
+            // window share their arguments (the window's start stands in for the clock).
+            await this.batch.admit(rate, credits, [
+              ...limits,
+              '',
+              IN_PROGRESS_TTL_S,
+              '',
+              ...tail,
+              Math.floor(now / 1000) * 1000,
+              IDEMPOTENCY_TTL_S,
+            ]);
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
         uncertain = billed && idemKey !== undefined;
