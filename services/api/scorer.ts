@@ -1,3 +1,4 @@
+import { isoTime } from '../../shared/iso-time.ts';
 import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ReputationReportsT, ScoreResponse } from '../../shared/contract/response.ts';
@@ -145,7 +146,7 @@ export class Scorer {
         score_id: scoreId,
         org_id: principal.org.org_id,
         tier,
-        scored_at: new Date(nowMs).toISOString(),
+        scored_at: isoTime(nowMs),
         scored_at_ms: nowMs,
         node_id: this.deps.nodeId,
         latency_ms: response.latency_ms ?? 0,
