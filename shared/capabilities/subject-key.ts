@@ -11,12 +11,19 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 
 const E164 = /^\+[1-9]\d{1,14}$/;
+/**
+ * A dotted quad without leading zeros: already the canonical form, which ipaddr.js would parse and
+ * print back unchanged. Most addresses callers send are such; the ledger lookup then skips two
+ * parses per request. (A leading zero is octal to ipaddr.js: those take the full path.)
+ */
+const CANONICAL_V4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 export type SubjectKind = 'phone' | 'ip';
 
 /** The canonical form subjects are keyed on: `phone:+<digits>` or `ip:<address>`, v4-mapped as v4. */
 export function canonicalSubject(kind: SubjectKind, value: string): string | undefined {
   if (kind === 'phone') return E164.test(value) ? `phone:${value}` : undefined;
+  if (CANONICAL_V4.test(value)) return `ip:${value}`;
   if (!ipaddr.isValid(value)) return undefined;
   let addr = ipaddr.parse(value);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {

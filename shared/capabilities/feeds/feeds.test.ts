@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { ndcLevel, parseNdcFeed } from './ndc-feed.ts';
 import { parseRangeFeed } from './range-feed.ts';
@@ -76,5 +77,26 @@ describe('reputation feed', () => {
     expect(canonicalSubject('ip', '::ffff:192.0.2.1')).toBe('ip:192.0.2.1');
     expect(canonicalSubject('phone', '+447700900123')).toBe('phone:+447700900123');
     expect(canonicalSubject('phone', '447700900123')).toBeUndefined();
+  });
+
+  it('names an IPv4 address as ipaddr.js parses and prints it, on the fast path and off it', () => {
+    const viaIpaddr = (v: string) => (ipaddr.isValid(v) ? `ip:${ipaddr.process(v).toString()}` : undefined);
+    const cases = [
+      '0.0.0.0',
+      '255.255.255.255',
+      '192.0.2.1',
+      '10.20.30.40',
+      '01.2.3.4', // octal to ipaddr.js: 1.2.3.4
+      '1.2.3.010',
+      '256.1.1.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      '1.2.3.4 ',
+      '0x7f.0.0.1',
+      '::ffff:10.0.0.1',
+    ];
+    for (let i = 0; i < 2000; i++)
+      cases.push([0, 0, 0, 0].map(() => Math.floor(Math.random() * 256)).join('.'));
+    for (const v of cases) expect(canonicalSubject('ip', v), v).toBe(viaIpaddr(v));
   });
 });
