@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { carrierFor, type CarrierPrefixes } from './carrier-prefixes.ts';
+import { nationalDestinationCode } from './ndc.ts';
 
 /** What the numbering plan says about a phone number; network attributes only, never a subscriber. */
 export interface PhoneFacts {
@@ -61,10 +62,8 @@ export function resolvePhone(e164: string, carriers: CarrierPrefixes): PhoneFact
   const country = parsed.country;
   if (country) facts.country_code = country;
   if (valid) {
-    // The first digit group of the international format is the national destination code,
-    // the same rule Google's libphonenumber uses for getLengthOfNationalDestinationCode.
-    const groups = parsed.formatInternational().split(' ');
-    if (groups.length >= 3) facts.ndc = groups[1];
+    const ndc = nationalDestinationCode(country, parsed.countryCallingCode, parsed.nationalNumber);
+    if (ndc !== undefined) facts.ndc = ndc;
     if (type) facts.line_type = type.toLowerCase();
     if (CARRIER_LINE_TYPES.has(facts.line_type ?? '')) {
       const operator = carrierFor(carriers, parsed.countryCallingCode, parsed.nationalNumber);
