@@ -9,7 +9,7 @@
  * scenario reports, then waits LEDGER_WAIT_S (default 6 s: the ledger's 10 s promise with the
  * learner's own wait) before the viewer scores again.
  */
-import { randomInt } from 'node:crypto';
+import { freshAddress, freshMobile } from '../infra/harness/fixtures.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
@@ -30,10 +30,6 @@ async function org(tier: Tier) {
   return { orgId: o.org_id, apiKey: (await store.createKey(o.org_id)).api_key };
 }
 
-const freshMobile = () => `+4479${String(randomInt(10 ** 8)).padStart(8, '0')}`;
-const hex16 = () => randomInt(0x10000).toString(16);
-/** A UK broadband address (Sky's IPv6 /32) from a space too large to meet an earlier run's reports. */
-const freshBroadband = () => `2a02:c7c:${hex16()}:${hex16()}:${hex16()}::${hex16()}`;
 type Subject = { phone_number?: string; ip_address?: string };
 
 async function score(i: number, apiKey: string, subject: Subject) {
@@ -87,7 +83,7 @@ const viewer = await org('bureau');
   ]);
 }
 {
-  const subject = { phone_number: freshMobile(), ip_address: freshBroadband() };
+  const subject = { phone_number: freshMobile(), ip_address: freshAddress() };
   const reporter = await org('bureau');
   const before = await score(0, viewer.apiKey, subject);
   const own = await score(1, reporter.apiKey, subject);
@@ -100,7 +96,7 @@ const viewer = await org('bureau');
   ]);
 }
 for (const scoredFirst of [false, true]) {
-  const subject = { phone_number: freshMobile(), ip_address: freshBroadband() };
+  const subject = { phone_number: freshMobile(), ip_address: freshAddress() };
   const [a, b] = await Promise.all([org('verify'), org('verify')]);
   const before = await score(0, viewer.apiKey, subject);
   if (scoredFirst) {
@@ -122,7 +118,7 @@ for (const scoredFirst of [false, true]) {
   const busy = await org('bureau');
   const scored: { score_id: string }[] = [];
   for (let i = 0; i < 300; i++)
-    scored.push(await score(i, busy.apiKey, { phone_number: freshMobile(), ip_address: freshBroadband() }));
+    scored.push(await score(i, busy.apiKey, { phone_number: freshMobile(), ip_address: freshAddress() }));
   const statuses: number[] = [];
   for (const [i, s] of scored.entries()) {
     statuses.push(await report(i, busy.apiKey, { score_id: s.score_id, outcome: 'confirmed_fraud' }));
