@@ -14,7 +14,10 @@
  */
 import type { AdmitReply } from './controls.ts';
 
-/** Requests per run at most: a fuller run is sent at once (the script takes ~1 µs a request). */
+/**
+ * Requests per run at most: a fuller run is sent at once. A run of 200 holds Redis about 0.5 ms
+ * (`INFO commandstats` on Redis 7.0: 480 µs a run, 2.4 µs a request).
+ */
 const MAX_PER_RUN = 200;
 
 /** Sends one run: admit.lua over `rate` and `credits` with `args`, for `count` requests. */
