@@ -9,6 +9,9 @@
  *
  * MODE=saturate (VUS=32) drives each node closed-loop instead, for what a change costs in CPU:
  * every round also reports the node's CPU per request (user + system, from /proc).
+ *
+ * PIN=1 measures the way the bench's pinned stage does: both nodes on core 1 (`taskset`), k6 and
+ * the stack's servers moved to core 0 for the rounds, for what a change does to the pinned tail.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -20,6 +23,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { freePort } from '../infra/harness/processes.ts';
 import { cpuMicros } from './proc-cpu.ts';
+import { listeningPids, shieldCore, stackPorts } from './core-shield.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const before = process.argv[2];
@@ -32,6 +36,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const DURATION = process.env.DURATION ?? '10s';
 const MODE = process.env.MODE === 'saturate' ? 'saturate' : 'rate';
 const VUS = process.env.VUS ?? '32';
+const PIN = process.env.PIN === '1';
+const onCore = (core: number) => (PIN ? ['taskset', '-c', String(core)] : []);
 
 const cfg = loadConfig();
 // API nodes build no snapshot: publish the ones Redis lacks first, as a deployment does.
@@ -51,8 +57,9 @@ const targets = [
   { name: 'before', root: before, port: await freePort(), flags: flags(process.env.NODE_FLAGS_BEFORE) },
   { name: 'after', root: ROOT, port: await freePort(), flags: flags(process.env.NODE_FLAGS_AFTER) },
 ];
-const nodes = targets.map((t) =>
-  spawn(process.execPath, [...t.flags, join(t.root, 'services/api/main.ts')], {
+const nodes = targets.map((t) => {
+  const cmd = [...onCore(1), process.execPath, ...t.flags, join(t.root, 'services/api/main.ts')];
+  return spawn(cmd[0]!, cmd.slice(1), {
     cwd: t.root,
     env: {
       ...process.env,
@@ -62,8 +69,8 @@ const nodes = targets.map((t) =>
       AUDIT_JOURNAL_DIR: join(tmpdir(), 'frs-ab-journal'),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
-  }),
-);
+  });
+});
 for (const t of targets) {
   for (let i = 0; i < 900; i++) {
     const ok = await fetch(`http://127.0.0.1:${t.port}/readyz`).then(
@@ -78,7 +85,8 @@ const k6 = execFileSync('bash', [join(ROOT, 'infra/local/k6.sh')], { encoding: '
 function run(port: number, pid: number, duration: string) {
   const out = join(tmpdir(), `frs-ab-${process.pid}.json`);
   const cpuBefore = cpuMicros([pid]);
-  spawnSync(k6, ['run', '--quiet', '--summary-export', out, join(ROOT, 'k6/bench.js')], {
+  const cmd = [...onCore(0), k6, 'run', '--quiet', '--summary-export', out, join(ROOT, 'k6/bench.js')];
+  spawnSync(cmd[0]!, cmd.slice(1), {
     env: {
       ...process.env,
       K6_NO_USAGE_REPORT: 'true',
@@ -105,6 +113,14 @@ function run(port: number, pid: number, duration: string) {
     failed: m.http_req_failed?.value ?? 0,
   };
 }
+const unshield = PIN
+  ? shieldCore(
+      1,
+      listeningPids(
+        stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
+      ),
+    )
+  : () => {};
 targets.forEach((t, i) => run(t.port, nodes[i]!.pid!, '5s')); // unmeasured warm-up
 type Round = ReturnType<typeof run>;
 const rounds: Record<string, Round[]> = { before: [], after: [] };
@@ -118,6 +134,7 @@ for (let r = 1; r <= ROUNDS; r++) {
     );
   });
 }
+unshield();
 for (const n of nodes) n.kill('SIGTERM');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, xs] of Object.entries(rounds)) {
