@@ -11,6 +11,10 @@
  * PROFILE_INTERVAL_US (sampling interval, default 250). The node scores with a silent challenger
  * (SCORE_CHALLENGER, default the newest other version), as a deployment comparing two versions
  * does. FRS_SKIP_STACK=1: the stack is already up.
+ *
+ * PROFILE_RATE=<req/s> profiles the regime of the bench's pinned tail instead: k6 at that constant
+ * rate, the node pinned to core 1 with k6 and the stack's servers on core 0 (as `npm run bench`
+ * pins them). That table goes between the `profile-stages-rate` markers and draws no flame graph.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +31,7 @@ import { flameGraphSvg } from './flame-svg.ts';
 import { runK6, type Step } from './k6-step.ts';
 import { cpuMicros } from './proc-cpu.ts';
 import { GC_STAGE, NODE_STAGE, OTHER_STAGE, STAGE_RULES } from './profile-stage-rules.ts';
+import { listeningPids, shieldCore, stackPorts } from './core-shield.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs', 'performance.md');
@@ -35,12 +40,17 @@ const DURATION_S = Number(process.env.PROFILE_DURATION ?? 20);
 const WARMUP_S = Number(process.env.PROFILE_WARMUP ?? 10);
 const VUS = Number(process.env.PROFILE_VUS ?? 64);
 const INTERVAL_US = Number(process.env.PROFILE_INTERVAL_US ?? 250);
+/** A constant rate, pinned: the regime of the bench's pinned p99, not saturation. */
+const RATE = process.env.PROFILE_RATE ? Number(process.env.PROFILE_RATE) : undefined;
+if (RATE !== undefined && !(RATE > 0))
+  throw new Error('PROFILE_RATE must be a positive number of requests a second');
 /** PROFILE_KEEP=<file>: keep the raw .cpuprofile there (for Chrome DevTools or speedscope). */
 const CHALLENGER =
   process.env.SCORE_CHALLENGER ??
   SCORE_VERSIONS.filter((v) => v.id !== DEFAULT_VERSION.id && v.status !== 'retired').at(-1)?.id;
-const START = '<!-- profile-stages:start (npm run bench:profile writes this section) -->';
-const END = '<!-- profile-stages:end -->';
+const MARK = RATE === undefined ? 'profile-stages' : 'profile-stages-rate';
+const START = `<!-- ${MARK}:start (npm run bench:profile writes this section) -->`;
+const END = `<!-- ${MARK}:end -->`;
 
 const log = (m: string) => console.error(`[profile] ${m}`);
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -67,30 +77,30 @@ async function profileOneNode(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'frs-profile-'));
   const port = String(await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const node = spawn(
+  const [cmd, ...args] = [
+    ...(RATE === undefined ? [] : ['taskset', '-c', '1']),
     process.execPath,
-    [
-      '--cpu-prof',
-      '--cpu-prof-dir',
-      dir,
-      '--cpu-prof-interval',
-      String(INTERVAL_US),
-      join(ROOT, 'services/api/main.ts'),
-    ],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        PORT: port,
-        NODE_ID: 'bench-profile',
-        CONTROLS_NODE_COUNT: '1',
-        ...(CHALLENGER && { SCORE_CHALLENGER: CHALLENGER }),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    dir,
+    '--cpu-prof-interval',
+    String(INTERVAL_US),
+    join(ROOT, 'services/api/main.ts'),
+  ];
+  const node = spawn(cmd!, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORT: port,
+      NODE_ID: 'bench-profile',
+      CONTROLS_NODE_COUNT: '1',
+      ...(CHALLENGER && { SCORE_CHALLENGER: CHALLENGER }),
     },
-  );
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const exited = new Promise<number | null>((r) => node.once('exit', (code) => r(code)));
+  let unshield = () => {};
   try {
     await waitReady(`${url}/readyz`);
     const env = {
@@ -98,15 +108,23 @@ async function profileOneNode(): Promise<void> {
       BASE_URLS: url,
       API_KEY: apiKey,
       SUBJECTS_FILE: join(subjectsFile),
-      MODE: 'saturate',
       VUS: String(VUS),
+      ...(RATE === undefined ? { MODE: 'saturate' } : { MODE: 'rate', RATE: String(RATE) }),
     };
-    const warm = runK6({ ...env, DURATION: `${WARMUP_S}s` });
+    const onCore0 = RATE === undefined ? [] : ['taskset', '-c', '0'];
+    if (RATE !== undefined)
+      unshield = shieldCore(
+        1,
+        listeningPids(
+          stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
+        ),
+      );
+    const warm = runK6({ ...env, DURATION: `${WARMUP_S}s` }, [], onCore0);
     log(`warm-up ${warm.rps.toFixed(0)} req/s (not counted)`);
     const loadBefore = loadavg()[0]!;
     const cpuBefore = cpuMicros([node.pid!]);
     const fromUs = monotonicUs();
-    const step = runK6({ ...env, DURATION: `${DURATION_S}s` });
+    const step = runK6({ ...env, DURATION: `${DURATION_S}s` }, [], onCore0);
     const toUs = monotonicUs();
     const procCpuUs = cpuMicros([node.pid!]) - cpuBefore;
     log(`measured ${step.requests} requests at ${step.rps.toFixed(0)} req/s`);
@@ -121,6 +139,7 @@ async function profileOneNode(): Promise<void> {
       throw new Error('the profile does not cover the measured run (clocks differ?)');
     run = { profile, step, procCpuUs, fromUs, toUs, loadBefore };
   } finally {
+    unshield();
     if (node.exitCode === null && node.signalCode === null) node.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
@@ -162,10 +181,10 @@ function render(): void {
   const none = [...claimed].filter((s) => !a.byStage.has(s)).map((s) => `${s}: 0`);
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const section = `${START}
-### One score, stage by stage (${when} UTC, load average ${loadBefore.toFixed(2)} before the measured run)
+### One score, stage by stage${RATE === undefined ? '' : `, at ${RATE} req/s pinned`} (${when} UTC, load average ${loadBefore.toFixed(2)} before the measured run)
 
-\`PROFILE_DURATION=${DURATION_S} npm run bench:profile\`: one API node with \`--cpu-prof\` (sampling every ${INTERVAL_US} µs),
-challenger ${CHALLENGER ?? 'none'}, k6 closed loop with ${VUS} VUs after a ${WARMUP_S} s warm-up: ${step.requests} requests
+\`${RATE === undefined ? '' : `PROFILE_RATE=${RATE} `}PROFILE_DURATION=${DURATION_S} npm run bench:profile\`: one API node with \`--cpu-prof\` (sampling every ${INTERVAL_US} µs),
+challenger ${CHALLENGER ?? 'none'}, ${RATE === undefined ? `k6 closed loop with ${VUS} VUs` : `pinned to core 1, k6 (on core 0 with the stack's servers) at a constant ${RATE} req/s`} after a ${WARMUP_S} s warm-up: ${step.requests} requests
 answered at ${step.rps.toFixed(0)} req/s (p50 ${step.p50.toFixed(2)} ms, p99 ${step.p99.toFixed(2)} ms). Self time of the
 main thread's samples in the measured run, by stage (\`loadtest/profile-stage-rules.ts\`: the innermost frame a rule
 names decides, so library code a stage calls is that stage's unless it is an I/O client's), divided by the requests.
@@ -184,9 +203,13 @@ ${under.join('\n')}
 Stages with no samples: ${none.length ? none.join('; ') : 'none'}. The profiler samples wall time: a sample spans
 whatever the thread did until the next one, including time it waited for a core on a busy machine, so the sampled
 column exceeds /proc's figure when the machine is loaded; the middle column spreads the node's measured CPU
-(V8's background threads and the kernel's socket work included) over the stages by their shares. Flame graph of the
+(V8's background threads and the kernel's socket work included) over the stages by their shares.${
+    RATE === undefined
+      ? ` Flame graph of the
 same window:
-[score-profile.svg](performance/score-profile.svg) (colour: the stage most of a frame's time belongs to).
+[score-profile.svg](performance/score-profile.svg) (colour: the stage most of a frame's time belongs to).`
+      : ''
+  }
 ${END}`;
   const doc = readFileSync(DOC, 'utf8');
   const from = doc.indexOf(START);
@@ -194,6 +217,8 @@ ${END}`;
   if (from < 0 || to < from) throw new Error(`${DOC} has no profile-stages markers`);
   publication.add(DOC, doc.slice(0, from) + section + doc.slice(to + END.length));
   const self = selfTimes(profile, fromUs, toUs);
+  console.log(section);
+  if (RATE !== undefined) return;
   publication.add(
     SVG,
     flameGraphSvg(
@@ -204,7 +229,6 @@ ${END}`;
       `POST /v1/score on one API node at saturation, ${step.requests} requests (${when} UTC); width: CPU time`,
     ),
   );
-  console.log(section);
 }
 
 process.exitCode = await runStages(
