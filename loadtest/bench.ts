@@ -14,7 +14,9 @@
  * Saturation (closed loop, BENCH_VUS virtual users) first, then p50/p99 at 25 %, 50 % and 75 % of
  * each target's median saturation (open loop). The API nodes run with loadtest/runtime-probe.ts
  * preloaded: event-loop delay, GC pauses and RSS per step. Then one API node pinned to core 1
- * against (d) pinned the same way, (c) at half its saturation with a private Kafka up and then
+ * against (d) pinned the same way (both with BENCH_PINNED_FLAGS, default --single-threaded-gc), at
+ * a quarter of (c)'s pinned saturation, with how busy each core was; then (c) at half its
+ * saturation with a private Kafka up and then
  * stopped, and the audit sink on its own. Writes loadtest/results/bench.md and bench.png only when
  * every stage succeeded (loadtest/bench-stages.ts); any failure exits 1 and writes nothing.
  * BENCH_DURATION (seconds per step, default 10), BENCH_WARMUP (seconds, default 8: the unmeasured
@@ -47,6 +49,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = `${Number(process.env.BENCH_WARMUP ?? 8)}s`;
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SHIELD = process.env.BENCH_SHIELD !== '0';
+/**
+ * Runtime flags of both pinned servers, (c) and (d) alike. A node with one core of its own runs
+ * V8's collector on that core alone (--single-threaded-gc): with its parallel and concurrent GC
+ * threads on the same core, the main thread waits behind their time slices (docs/performance.md,
+ * "The pinned tail"). BENCH_PINNED_FLAGS='' measures without.
+ */
+const PINNED_FLAGS = (process.env.BENCH_PINNED_FLAGS ?? '--single-threaded-gc').split(' ').filter(Boolean);
 
 interface Target {
   name: string;
@@ -196,7 +205,14 @@ const cfg = loadConfig();
 const subjectsFile = join(RESULTS, 'subjects.json');
 let apiKey = '';
 let results: TargetResult[] = [];
-let pinned: { saturation: Measured; rate: number; quarter: Measured; floor: Measured } | undefined;
+let pinned:
+  | {
+      saturation: Measured;
+      rate: number;
+      quarter: Measured;
+      floor: Measured;
+    }
+  | undefined;
 let outage: { rate: number; up: Step; down: Step } | undefined;
 let auditStages: Record<string, number | string>[] | undefined;
 const publication = new Publication();
@@ -284,24 +300,29 @@ async function pinnedStage(): Promise<void> {
   const node = spawnNode(
     'services/api/main.ts',
     { PORT: pinnedPort, NODE_ID: 'bench-pinned', CONTROLS_NODE_COUNT: '1' },
-    PROBE_ARGS,
+    [...PINNED_FLAGS, ...PROBE_ARGS],
     onCore1,
   );
-  const io = spawnNode('loadtest/servers/express-io.ts', { PORT: ioPort, WORKERS: '1' }, [], onCore1);
+  const io = spawnNode(
+    'loadtest/servers/express-io.ts',
+    { PORT: ioPort, WORKERS: '1' },
+    PINNED_FLAGS,
+    onCore1,
+  );
   pinned = await withServers([node, io], [`${url}/readyz`, `${ioUrl}/`], async () => {
     const stack = listeningPids(
       stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
     );
     const unshield = SHIELD ? shieldCore(1, stack) : () => {};
     try {
-      return await measurePinned(node, url, ioUrl);
+      return await measurePinned(node, io, url, ioUrl);
     } finally {
       unshield();
     }
   });
 }
 
-async function measurePinned(node: ChildProcess, url: string, ioUrl: string) {
+async function measurePinned(node: ChildProcess, io: ChildProcess, url: string, ioUrl: string) {
   const env = { KIND: 'score', BASE_URLS: url, API_KEY: apiKey, SUBJECTS_FILE: subjectsFile, DURATION };
   const onCore0 = ['taskset', '-c', '0'];
   runK6({ ...env, MODE: 'saturate', VUS: String(VUS), DURATION: WARMUP }, [], onCore0);
@@ -322,7 +343,10 @@ async function measurePinned(node: ChildProcess, url: string, ioUrl: string) {
   runK6({ ...ioEnv, DURATION: WARMUP }, [], onCore0);
   const quarter = { steps: [] as Step[], runtime: [] as RuntimeStats[] };
   const floor: Step[] = [];
-  // (c) and (d) alternate at the same rate, so noise lands on both alike.
+  // (c) and (d) alternate at the same rate, so noise lands on both alike. Both count their CPU: at
+  // a steady rate a request costs more than at saturation, and how busy each core was is the first
+  // thing a tail depends on.
+  const ioPids = [io.pid!];
   for (let r = 1; r <= ROUNDS; r++) {
     const { step, runtime } = await probedStep(
       [node],
@@ -332,12 +356,20 @@ async function measurePinned(node: ChildProcess, url: string, ioUrl: string) {
     );
     quarter.steps.push(step);
     quarter.runtime.push(runtime!);
-    floor.push(runK6(ioEnv, [], onCore0));
+    const d = runK6(ioEnv, ioPids, onCore0);
+    floor.push(d);
+    const busy = (s: Step) => (s.rps * s.cpuUs!) / 1e6;
     log(
-      `pinned round ${r} at ${rate} req/s: (c) p99 ${step.p99.toFixed(2)} ms, (d) p99 ${floor.at(-1)!.p99.toFixed(2)} ms`,
+      `pinned round ${r} at ${rate} req/s: (c) p99 ${step.p99.toFixed(2)} ms, core ${(busy(step) * 100).toFixed(0)} % busy; ` +
+        `(d) p99 ${d.p99.toFixed(2)} ms, core ${(busy(d) * 100).toFixed(0)} % busy`,
     );
   }
-  return { saturation, rate, quarter: measured(quarter.steps, quarter.runtime), floor: measured(floor, []) };
+  return {
+    saturation,
+    rate,
+    quarter: measured(quarter.steps, quarter.runtime),
+    floor: measured(floor, []),
+  };
 }
 
 /**
@@ -416,6 +448,8 @@ function render(): void {
 }
 
 const metIf = (ok: boolean) => `**${ok ? 'met' : 'NOT met'}**`;
+/** The share of one core a step's server kept busy: its throughput times its CPU per request (medians). */
+const busyShare = (m: Measured) => `${((m.rps.median * m.cpuUs!.median) / 1e4).toFixed(0)} %`;
 const skipped = (stage: string) => `skipped (BENCH_SKIP=${stage})`;
 
 function renderPage(): string {
@@ -448,6 +482,7 @@ function renderPage(): string {
   const pinnedRows = pinned
     ? `| p99 of the full path < 10 ms at a quarter of its saturation, one API node pinned to core 1 (k6${SHIELD ? ' and the stack' : ''} on core 0) | ${show(pinned.quarter.p99, 2)} ms at ${pinned.rate} req/s (saturation ${show(pinned.saturation.rps)} req/s), p50 ${show(pinned.quarter.p50, 2)} ms | ${metIf(pinned.quarter.p99.median < 10)} |
 | the floor under it: (d) pinned the same way, at the same rate | p99 ${show(pinned.floor.p99, 2)} ms, p50 ${show(pinned.floor.p50, 2)} ms | ${pinned.floor.p99.median >= 10 ? '10 ms is below the floor' : 'below 10 ms'} |
+| how busy each pinned core was at that rate (CPU per request, from /proc) | (c) ${busyShare(pinned.quarter)} (${show(pinned.quarter.cpuUs!)} µs), (d) ${busyShare(pinned.floor)} (${show(pinned.floor.cpuUs!)} µs) | |
 | goal: p99 of the full path <= 1.5x (d)'s at the same rate, both pinned | ${(pinned.quarter.p99.median / pinned.floor.p99.median).toFixed(2)}x (medians) | ${metIf(pinned.quarter.p99.median <= 1.5 * pinned.floor.p99.median)} |
 | restated: p99 of the full path <= 2x (d)'s at the same rate, both pinned | ${(pinned.quarter.p99.median / pinned.floor.p99.median).toFixed(2)}x (medians) | ${metIf(pinned.quarter.p99.median <= 2 * pinned.floor.p99.median)} |`
     : `| p99 budgets on a pinned node | ${skipped('pinned')} | |`;
