@@ -233,7 +233,13 @@ ${END}`;
 
 process.exitCode = await runStages(
   [
-    { name: 'profile one API node under k6 saturation', run: profileOneNode },
+    {
+      name:
+        RATE === undefined
+          ? 'profile one API node under k6 saturation'
+          : `profile one pinned API node at ${RATE} req/s`,
+      run: profileOneNode,
+    },
     { name: 'attribute, write the table and the flame graph', run: render },
   ],
   publication,
