@@ -23,7 +23,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { freePort } from '../infra/harness/processes.ts';
 import { cpuMicros } from './proc-cpu.ts';
-import { listeningPids, shieldCore, stackPorts } from './core-shield.ts';
+import { shieldCore, stackPids } from './core-shield.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const before = process.argv[2];
@@ -113,14 +113,7 @@ function run(port: number, pid: number, duration: string) {
     failed: m.http_req_failed?.value ?? 0,
   };
 }
-const unshield = PIN
-  ? shieldCore(
-      1,
-      listeningPids(
-        stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
-      ),
-    )
-  : () => {};
+const unshield = PIN ? shieldCore(1, stackPids(cfg)) : () => {};
 targets.forEach((t, i) => run(t.port, nodes[i]!.pid!, '5s')); // unmeasured warm-up
 type Round = ReturnType<typeof run>;
 const rounds: Record<string, Round[]> = { before: [], after: [] };

@@ -35,7 +35,7 @@ import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { benchApiKey, ensureSubjects } from './bench-setup.ts';
 import { Publication, runChildBench, runStages, type Stage } from './bench-stages.ts';
 import { latencyChartSvg, svgToPng } from './chart.ts';
-import { listeningPids, shieldCore, stackPorts } from './core-shield.ts';
+import { shieldCore, stackPids } from './core-shield.ts';
 import { figure, show, type Figure } from './figures.ts';
 import { runK6, type Step } from './k6-step.ts';
 import { combine, PROBE_ARGS, readProbes, resetProbes, type RuntimeStats } from './runtime-stats.ts';
@@ -310,9 +310,7 @@ async function pinnedStage(): Promise<void> {
     onCore1,
   );
   pinned = await withServers([node, io], [`${url}/readyz`, `${ioUrl}/`], async () => {
-    const stack = listeningPids(
-      stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
-    );
+    const stack = stackPids(cfg);
     const unshield = SHIELD ? shieldCore(1, stack) : () => {};
     try {
       return await measurePinned(node, io, url, ioUrl);

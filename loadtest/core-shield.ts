@@ -39,3 +39,15 @@ export function stackPorts(urls: string[]): number[] {
     .map((u) => Number(/:(\d+)(?:\/|$)/.exec(u)?.[1]))
     .filter((p) => p > 0);
 }
+
+/** Pids of the stack's servers a config names (both Redis servers, Kafka, ClickHouse), to shield a core from. */
+export function stackPids(cfg: {
+  REDIS_URL: string;
+  EXPLAIN_REDIS_URL: string;
+  KAFKA_BROKERS: string[];
+  CLICKHOUSE_URL: string;
+}): number[] {
+  return listeningPids(
+    stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
+  );
+}

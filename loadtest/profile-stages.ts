@@ -31,7 +31,7 @@ import { flameGraphSvg } from './flame-svg.ts';
 import { runK6, type Step } from './k6-step.ts';
 import { cpuMicros } from './proc-cpu.ts';
 import { GC_STAGE, NODE_STAGE, OTHER_STAGE, STAGE_RULES } from './profile-stage-rules.ts';
-import { listeningPids, shieldCore, stackPorts } from './core-shield.ts';
+import { shieldCore, stackPids } from './core-shield.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs', 'performance.md');
@@ -112,13 +112,7 @@ async function profileOneNode(): Promise<void> {
       ...(RATE === undefined ? { MODE: 'saturate' } : { MODE: 'rate', RATE: String(RATE) }),
     };
     const onCore0 = RATE === undefined ? [] : ['taskset', '-c', '0'];
-    if (RATE !== undefined)
-      unshield = shieldCore(
-        1,
-        listeningPids(
-          stackPorts([cfg.REDIS_URL, cfg.EXPLAIN_REDIS_URL, cfg.KAFKA_BROKERS.join(','), cfg.CLICKHOUSE_URL]),
-        ),
-      );
+    if (RATE !== undefined) unshield = shieldCore(1, stackPids(cfg));
     const warm = runK6({ ...env, DURATION: `${WARMUP_S}s` }, [], onCore0);
     log(`warm-up ${warm.rps.toFixed(0)} req/s (not counted)`);
     const loadBefore = loadavg()[0]!;
