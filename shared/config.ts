@@ -39,7 +39,8 @@ const hostPorts = z
   )
   .optional();
 
-const envSchema = z.object({
+export const envSchema = z.object({
+  /** Port of the API node. */
   PORT: port.default(8080),
   /** Interface the API (and the sink's and refresher's metrics servers) bind; loopback locally, 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -47,6 +48,7 @@ const envSchema = z.object({
   AUDIT_SINK_METRICS_PORT: port.default(9464),
   /** Port of the refresher's /metrics, /livez and /readyz. */
   REFRESHER_METRICS_PORT: port.default(9465),
+  /** The durable Redis (keys, organisations, rate limits, credits, idempotency). `redis://user:password@host:6379` logs in as that ACL user; with REDIS_CLUSTER_NODES or REDIS_SENTINELS it gives only the login (user, password, `rediss:` for TLS). */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /**
    * Seed nodes of a Redis Cluster holding what REDIS_URL would (docs/scale-out.md); REDIS_URL then
@@ -68,6 +70,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]+$/)
     .optional(),
+  /** Kafka bootstrap brokers, a comma list of `host:port`. */
   KAFKA_BROKERS: z
     .string()
     .default('127.0.0.1:9092')
@@ -75,7 +78,9 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')).min(1)),
   /** SASL of the Kafka clients (unset: no authentication, as on the local stack). */
   KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  /** The process's Kafka user (with KAFKA_SASL_MECHANISM). */
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  /** The Kafka user's password (with KAFKA_SASL_MECHANISM). */
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   /** TLS to the brokers; with SASL/PLAIN outside a private network it should be on. */
   KAFKA_SSL: z
@@ -93,6 +98,7 @@ const envSchema = z.object({
    * three-broker cluster, so one broker may be down without refusing writes.
    */
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(16).default(1),
+  /** Replicas that must hold a record before an acks=all write succeeds (2 on three brokers, 1 on the local broker); at most KAFKA_REPLICATION_FACTOR. */
   KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().min(1).max(16).default(1),
   /**
    * `http://user:password@host:8123`: the credentials of the URL are the ClickHouse user. A comma
@@ -113,10 +119,12 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
     .optional(),
+  /** ClickHouse database of the score history, outcomes and views. */
   CLICKHOUSE_DATABASE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
     .default('frs'),
+  /** pino log level. */
   LOG_LEVEL: z.enum(logLevels).default('info'),
   /** Names this process in audit records and logs; defaults to host:pid. */
   NODE_ID: z.string().min(1).max(64).optional(),
@@ -137,6 +145,7 @@ const envSchema = z.object({
    * headers alone: a body trickled a byte at a time is cut with a 408 after this, not held open.
    */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(10_000),
+  /** Longest a connection may take to send a request's headers; slower ones are cut with 408. */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(5_000),
   /** Most idempotency entries one organisation may create per UTC day; past it: not retained. */
   IDEMPOTENCY_ENTRIES_PER_DAY: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
@@ -208,13 +217,21 @@ const envSchema = z.object({
   LEDGER_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(25),
   /** How long an open ledger breaker waits before letting a trial lookup through. */
   LEDGER_BREAKER_RESET_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** Location of the numbering plans and carrier prefixes (a directory of `<calling code>.bson` files); unset: the installed npm data package. */
   FEED_CARRIER: feedLocation,
+  /** Location of the origin-AS table (directory or URL base in the @ip-location-db/asn layout); unset: the installed npm data package. */
   FEED_ASN: feedLocation,
+  /** Location of the registry-country table (directory or URL base); unset: the installed npm data package. */
   FEED_IP_COUNTRY: feedLocation,
+  /** Location (file path or http(s) URL) of the hosting and data-centre ranges; unset: the seed file in infra/feeds/. */
   FEED_HOSTING_RANGES: feedLocation,
+  /** Location (file path or http(s) URL) of the Tor exit list; unset: the seed file in infra/feeds/. */
   FEED_TOR_EXITS: feedLocation,
+  /** Location (file path or http(s) URL) of the VPN and proxy ranges; unset: the seed file in infra/feeds/. */
   FEED_VPN_PROXY_RANGES: feedLocation,
+  /** Location (file path or http(s) URL) of the numbering-range risk table; unset: the seed file in infra/feeds/. */
   FEED_NDC_RISK: feedLocation,
+  /** Location (file path or http(s) URL) of the seed fraud reports; unset: the seed file in infra/feeds/. */
   FEED_REPUTATION: feedLocation,
   /** Time limit of fetching one feed file. */
   FEED_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),

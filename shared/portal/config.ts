@@ -46,7 +46,8 @@ const trustProxy = z
   });
 
 /** The portal's own settings, on top of the shared ones (REDIS_URL, KAFKA_BROKERS, ...). */
-const portalSchema = z.object({
+export const portalSchema = z.object({
+  /** Port of the portal. */
   PORTAL_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   /** Interface the portal binds; loopback locally, 0.0.0.0 in containers. */
   PORTAL_HOST: z.string().min(1).default('127.0.0.1'),
@@ -64,7 +65,9 @@ const portalSchema = z.object({
   PORTAL_TRUST_PROXY: trustProxy,
   /** Wrong passwords checked per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
   PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(5),
+  /** Wrong passwords checked per client address in one PORTAL_SIGNIN_WINDOW_S; further attempts get 429 without a check. */
   PORTAL_SIGNIN_MAX_PER_IP: count.default(30),
+  /** The sign-in limits' window, in seconds. */
   PORTAL_SIGNIN_WINDOW_S: count.default(900),
   /** A session ends after this long without a request. */
   PORTAL_SESSION_IDLE_S: count.default(8 * 3600),
