@@ -251,7 +251,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
             ],
             { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
           );
-          return JSON.parse(out) as { org_id: string; subjects: number };
+          return JSON.parse(out) as { org_id: string; votes_withdrawn: number };
         } catch {
           return null;
         }
@@ -259,7 +259,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
       30_000,
       500,
     );
-    expect(withdrawn).toMatchObject({ org_id: a.orgId, subjects: 2 });
+    expect(withdrawn).toMatchObject({ org_id: a.orgId, votes_withdrawn: 2, superseded: [] });
     await seenOnBothNodes(viewer.apiKey, subject, 1, Date.now());
     const rs = await ch.query({
       query: `SELECT org_id, reason FROM ${cfg.CLICKHOUSE_DATABASE}.outcome_withdrawals WHERE outcome_id = '${aOutcome}'`,
