@@ -13,7 +13,8 @@
  *   user create --org ORG_ID --email E [--admin]  (a portal user; prints a one-time setup link, 24 h)
  *   user link --email E                  (a new setup link: lost link or forgotten password)
  *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
- *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody)
+ *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody,
+ *                                    or the answer names the later outcome that still decides the vote)
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -61,7 +62,9 @@ const USAGE = `usage:
   admin version promote --id VERSION               (the default on every node within seconds)
   admin version retire --id VERSION                (no new score uses it; stored scores still explain)
   admin ledger withdraw --outcome OUTCOME_ID --reason TEXT [--operator NAME]
-                                                   (the report counts for nobody; recorded in ClickHouse)`;
+                                                   (the report counts for nobody, unless a later outcome
+                                                   of the organisation decides its vote: then named in
+                                                   "superseded"; recorded in ClickHouse)`;
 
 class UsageError extends Error {}
 

@@ -1,7 +1,7 @@
 import { ApiError, type ErrorItem } from '../../shared/contract/errors.ts';
 import type { Context, ScoreRequest } from '../../shared/contract/request.ts';
 import type { Tier } from '../../shared/contract/response.ts';
-import { validateScoreRequest } from '../../shared/contract/validation.ts';
+import { validateScoreRequest, type IdempotencyKeyHeader } from '../../shared/contract/validation.ts';
 import type { ScoreVersion } from '../../shared/scoring/engine.ts';
 import { entitlementErrors } from '../../shared/scoring/tiers.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
@@ -29,7 +29,7 @@ export interface CheckedScoreRequest {
  */
 export function checkScoreRequest(
   body: unknown,
-  idempotencyKey: string | undefined,
+  idempotencyKey: IdempotencyKeyHeader,
   org: { tier: Tier; entitlements: readonly string[]; contexts: Record<string, Context> },
   /** Status in force (a version retired through the admin CLI is retired here too). */
   statusOf: (id: string) => string | undefined = (id) => findVersion(id)?.status,

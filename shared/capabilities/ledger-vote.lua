@@ -6,12 +6,17 @@
 -- mode 'lift': the same, but only over an existing vote (a not_fraud never creates state).
 -- mode 'withdraw': an operator's withdrawal of this very outcome; also written before the outcome
 --   itself arrives, so its late delivery changes nothing.
--- Returns 1 when the hash changed, 0 when nothing was written.
+-- Returns 1 when the hash changed, 0 when nothing was written; a withdrawal that a later outcome
+-- of the organisation superseded writes nothing and returns that later vote ("<outcome_id> <state>"),
+-- so the operator learns which outcome still decides the organisation's vote.
 local prev = redis.call('HGET', KEYS[1], ARGV[1])
 local mode = ARGV[4]
 if prev then
   local prevId = string.sub(prev, 1, #ARGV[2])
-  if prevId > ARGV[2] then return 0 end
+  if prevId > ARGV[2] then
+    if mode == 'withdraw' then return prev end
+    return 0
+  end
   if prevId == ARGV[2] and mode ~= 'withdraw' then return 0 end
 elseif mode == 'lift' then
   return 0

@@ -81,7 +81,7 @@ export function countVotes(
 }
 
 type ScriptedRedis = RedisClient & {
-  frsLedgerVote(key: string, ...args: string[]): Promise<number>;
+  frsLedgerVote(key: string, ...args: string[]): Promise<number | string>;
   frsLedgerQuota(key: string, ...args: string[]): Promise<number>;
 };
 
@@ -138,11 +138,37 @@ export class LedgerVotes {
   async vote(
     subjectKey: string,
     vote: { orgId: string; outcomeId: string; state: VoteState },
-    mode: 'report' | 'lift' | 'withdraw',
+    mode: 'report' | 'lift',
     nowMs: number = Date.now(),
   ): Promise<boolean> {
+    return (await this.write(subjectKey, vote, mode, nowMs)) === 1;
+  }
+
+  /**
+   * An operator's withdrawal of one outcome's vote about one subject (by its key): `withdrawn`
+   * when the vote is now marked withdrawn (or was already), else the later outcome of the same
+   * organisation that decides its vote instead, untouched.
+   */
+  async withdraw(
+    subjectKey: string,
+    orgId: string,
+    outcomeId: string,
+    nowMs: number = Date.now(),
+  ): Promise<{ withdrawn: true } | { withdrawn: false; later: { outcomeId: string; state: VoteState } }> {
+    const reply = await this.write(subjectKey, { orgId, outcomeId, state: 'x' }, 'withdraw', nowMs);
+    if (typeof reply !== 'string') return { withdrawn: true };
+    const [later, state] = reply.split(' ');
+    return { withdrawn: false, later: { outcomeId: later!, state: state as VoteState } };
+  }
+
+  private async write(
+    subjectKey: string,
+    vote: { orgId: string; outcomeId: string; state: VoteState },
+    mode: 'report' | 'lift' | 'withdraw',
+    nowMs: number,
+  ): Promise<number | string> {
     const receivedMs = outcomeIdTime(vote.outcomeId);
-    const changed = await this.redis.frsLedgerVote(
+    return this.redis.frsLedgerVote(
       ledgerVotesKey(this.prefix, subjectKey),
       vote.orgId,
       vote.outcomeId,
@@ -151,6 +177,5 @@ export class LedgerVotes {
       String(Math.max(receivedMs, nowMs - REPORT_LIFETIME_MS) + REPORT_LIFETIME_MS),
       idFloor(nowMs - REPORT_LIFETIME_MS),
     );
-    return changed === 1;
   }
 }

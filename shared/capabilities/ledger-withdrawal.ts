@@ -3,11 +3,16 @@
  * recorded in ClickHouse beside the outcome (`outcome_withdrawals`, migration 007), and the
  * organisation's vote from that outcome marked withdrawn in Redis, so it counts for nobody. Also
  * works before the learner applied the outcome: its late delivery then changes nothing.
+ *
+ * One organisation has one vote per subject, decided by its latest outcome. When a later outcome
+ * of the same organisation already decides it, withdrawing the earlier one changes nothing in
+ * Redis: the answer says so and names the later outcome (withdraw that one too to take the vote
+ * back), rather than reporting a withdrawal that did not happen.
  */
 import type { ClickHouseClient } from '../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../clients/sql.ts';
 import { OUTCOME_ID_PATTERN } from '../ids.ts';
-import { outcomeIdTime, type LedgerVotes } from './ledger-votes.ts';
+import { outcomeIdTime, type LedgerVotes, type VoteState } from './ledger-votes.ts';
 import { canonicalSubjects, type SubjectKeys } from './subject-key.ts';
 import { OutcomeSubjectsRow, readRows } from '../clickhouse/rows.ts';
 
@@ -20,12 +25,53 @@ export interface WithdrawalDeps {
 
 export class WithdrawalError extends Error {}
 
+/** A subject of the outcome whose vote a later outcome of the same organisation decides. */
+export interface Superseded {
+  subject: 'phone_number' | 'ip_address';
+  /** The later outcome that decides the organisation's vote on the subject. */
+  by: string;
+  /** Whether that vote is a report that still counts (a `not_fraud` or a withdrawal does not). */
+  still_counts: boolean;
+}
+
+export interface Withdrawal {
+  outcome_id: string;
+  org_id: string;
+  withdrawn_at: string;
+  /** Subjects of the outcome whose vote from it is now withdrawn. */
+  votes_withdrawn: number;
+  /** Subjects whose vote a later outcome decides: this withdrawal left them unchanged. */
+  superseded: Superseded[];
+  /** What happened, in one sentence. */
+  result: string;
+}
+
+const COUNTING: ReadonlySet<VoteState> = new Set(['t', 'o']);
+
+function summary(votesWithdrawn: number, superseded: readonly Superseded[]): string {
+  if (superseded.length === 0)
+    return `withdrawn: the outcome's vote counts for nobody (${votesWithdrawn} subject(s))`;
+  const later = superseded
+    .map((s) => `${s.subject} by ${s.by} (${s.still_counts ? 'still counts' : 'not a report'})`)
+    .join('; ');
+  const counting = superseded.filter((s) => s.still_counts);
+  const head =
+    votesWithdrawn === 0
+      ? 'nothing withdrawn from the ledger'
+      : `withdrawn on ${votesWithdrawn} subject(s) only`;
+  const tail =
+    counting.length > 0
+      ? `; the organisation's vote still counts through the later outcome(s): withdraw ${[...new Set(counting.map((s) => s.by))].join(', ')} to take it back`
+      : '';
+  return `${head}: a later outcome of the organisation decides its vote on ${later}${tail}`;
+}
+
 export async function withdrawOutcome(
   deps: WithdrawalDeps,
   outcomeId: string,
   reason: string,
   operator: string,
-): Promise<{ outcome_id: string; org_id: string; subjects: number; withdrawn_at: string }> {
+): Promise<Withdrawal> {
   if (!OUTCOME_ID_PATTERN.test(outcomeId))
     throw new WithdrawalError('--outcome must be an outcome id (oc_ + 32 hex)');
   const db = quoteIdent(deps.database);
@@ -57,16 +103,30 @@ export async function withdrawOutcome(
     ...(row.phone_number ? { phone_number: row.phone_number } : {}),
     ...(row.ip_address ? { ip_address: row.ip_address } : {}),
   };
-  const subjects = canonicalSubjects(subject);
-  for (const s of subjects) {
+  let votesWithdrawn = 0;
+  const superseded: Superseded[] = [];
+  for (const s of canonicalSubjects(subject)) {
+    // Under each key of the subject (two during a secret rotation); the latest later outcome decides.
+    let later: { outcomeId: string; state: VoteState } | undefined;
     for (const k of deps.keys.keys(s)) {
-      await deps.votes.vote(k, { orgId: row.org_id, outcomeId, state: 'x' }, 'withdraw');
+      const done = await deps.votes.withdraw(k, row.org_id, outcomeId);
+      if (!done.withdrawn && (later === undefined || done.later.outcomeId > later.outcomeId))
+        later = done.later;
     }
+    if (later === undefined) votesWithdrawn++;
+    else
+      superseded.push({
+        subject: s.startsWith('phone:') ? 'phone_number' : 'ip_address',
+        by: later.outcomeId,
+        still_counts: COUNTING.has(later.state),
+      });
   }
   return {
     outcome_id: outcomeId,
     org_id: row.org_id,
-    subjects: subjects.length,
     withdrawn_at: withdrawnAt.toISOString(),
+    votes_withdrawn: votesWithdrawn,
+    superseded,
+    result: summary(votesWithdrawn, superseded),
   };
 }

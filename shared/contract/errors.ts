@@ -35,6 +35,10 @@ export const ERROR_CODES = {
     meaning: 'A request with this Idempotency-Key is still being processed; retry after `Retry-After`.',
   },
   E_SCORE_VERSION_RETIRED: { status: 409, meaning: 'The requested score version is retired.' },
+  E_REQUEST_TIMEOUT: {
+    status: 408,
+    meaning: 'The request line, headers or body did not arrive in time; the connection is closed.',
+  },
   E_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The body is larger than 64 KiB.' },
   E_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body is not declared as UTF-8 application/json.' },
   E_VALIDATION: { status: 422, meaning: 'A field breaks a rule of the schema; `field` names it.' },
@@ -46,7 +50,7 @@ export const ERROR_CODES = {
   E_INVALID_IP_ADDRESS: { status: 422, meaning: 'The IP address is not an IPv4 or IPv6 literal.' },
   E_INVALID_IDEMPOTENCY_KEY: {
     status: 422,
-    meaning: 'The Idempotency-Key header is empty or longer than 128 characters.',
+    meaning: 'The Idempotency-Key header is empty, longer than 128 characters, or sent more than once.',
   },
   E_UNKNOWN_CONTEXT: {
     status: 422,
@@ -59,6 +63,10 @@ export const ERROR_CODES = {
     meaning:
       "A per-second budget was exceeded in this second: the organisation's scoring or explain rate, its " +
       'refused requests, or (before authentication) refused requests from the client address.',
+  },
+  E_HEADERS_TOO_LARGE: {
+    status: 431,
+    meaning: 'The request line and headers are larger than 16 KiB; the connection is closed.',
   },
   E_HISTORY_UNAVAILABLE: {
     status: 503,

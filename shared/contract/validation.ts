@@ -59,9 +59,21 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): ErrorItem[]
   return out;
 }
 
-/** Empty or over 128 characters; absent is fine. The field is the header's name. */
-export function idempotencyKeyErrors(value: string | undefined): ErrorItem[] {
+/** The Idempotency-Key header as received: its value, or each value when it was sent more than once. */
+export type IdempotencyKeyHeader = string | readonly string[] | undefined;
+
+/** Sent more than once, empty or over 128 characters; absent is fine. The field is the header's name. */
+export function idempotencyKeyErrors(value: IdempotencyKeyHeader): ErrorItem[] {
   if (value === undefined) return [];
+  if (typeof value !== 'string') {
+    return [
+      {
+        code: 'E_INVALID_IDEMPOTENCY_KEY',
+        message: `Idempotency-Key was sent ${value.length} times; send it once`,
+        field: 'Idempotency-Key',
+      },
+    ];
+  }
   if (value.length === 0 || value.length > IDEMPOTENCY_KEY_MAX) {
     return [
       {
@@ -83,7 +95,7 @@ export type Validated<T = ScoreRequest> = { ok: true; request: T } | { ok: false
 function validateRequest<S extends z.ZodType>(
   schema: S,
   body: unknown,
-  idempotencyKey: string | undefined,
+  idempotencyKey: IdempotencyKeyHeader,
 ): Validated<z.infer<S>> {
   const parsed = schema.safeParse(body);
   const errors = [
@@ -95,14 +107,14 @@ function validateRequest<S extends z.ZodType>(
 }
 
 /** POST /v1/score. */
-export function validateScoreRequest(body: unknown, idempotencyKey: string | undefined): Validated {
+export function validateScoreRequest(body: unknown, idempotencyKey: IdempotencyKeyHeader): Validated {
   return validateRequest(ScoreRequest, body, idempotencyKey);
 }
 
 /** POST /v1/outcomes. */
 export function validateOutcomeRequest(
   body: unknown,
-  idempotencyKey: string | undefined,
+  idempotencyKey: IdempotencyKeyHeader,
 ): Validated<OutcomeRequest> {
   return validateRequest(OutcomeRequest, body, idempotencyKey);
 }

@@ -8,6 +8,7 @@ import {
   contextEffect,
   coverageOf,
   evaluate,
+  ledgerBandCeiling,
   ledgerCeiling,
   LEDGER_TRUST_GATES,
   score,
@@ -283,6 +284,39 @@ describe('the ledger trust ceiling', () => {
       context: ctx({ operating_countries: ['GB'] }),
     });
     expect(out.band).toBe('medium');
+  });
+
+  it('one organisation never lifts elevated other evidence to high', () => {
+    // Hosting, VPN: `elevated` components that meet the `high` gate once the ledger's points
+    // raise the score; alone they stay where they were.
+    for (const extra of [{ hosting: true }, { vpn: true }]) {
+      for (const v of [steep, gated]) {
+        const alone = score({ evidence: { phone: mobile, ip: ip(extra) }, version: v });
+        const one = score({ evidence: phoneWith(1, extra), version: v });
+        const two = score({ evidence: phoneWith(2, extra), version: v });
+        expect(one.score).toBeGreaterThan(alone.score);
+        expect(one.band).toBe(alone.band === 'minimal' || alone.band === 'low' ? 'medium' : alone.band);
+        expect(two.band).toBe('high');
+      }
+    }
+  });
+
+  it('the ceiling keeps what the other evidence gives on its own', () => {
+    const comps = [
+      { component: 'ip_tor_exit', verdict: 'adverse' as const },
+      { component: 'reputation_ledger', verdict: 'elevated' as const },
+    ];
+    const elevated = [{ component: 'ip_vpn_proxy', verdict: 'elevated' as const }, comps[1]!];
+    // One organisation: at most the higher of the band without the ledger and medium.
+    expect(ledgerBandCeiling('high', 'low', 1, elevated)).toBe('medium');
+    expect(ledgerBandCeiling('critical', 'minimal', 1, elevated)).toBe('medium');
+    expect(ledgerBandCeiling('critical', 'high', 1, comps)).toBe('high');
+    expect(ledgerBandCeiling('low', 'minimal', 1, elevated)).toBe('low');
+    // Two: high, and critical only with another adverse component.
+    expect(ledgerBandCeiling('critical', 'low', 2, elevated)).toBe('high');
+    expect(ledgerBandCeiling('critical', 'low', 2, comps)).toBe('critical');
+    // Three: no ceiling.
+    expect(ledgerBandCeiling('critical', 'minimal', 3, elevated)).toBe('critical');
   });
 
   it('the ceiling follows the count', () => {

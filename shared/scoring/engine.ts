@@ -166,6 +166,28 @@ export function gateBand(
   return BAND_ORDER[i]!;
 }
 
+/**
+ * The ceiling on the band the ledger's points produce. The gates stop the ledger's own component
+ * from meeting a band's gate, but its points still raise the score, and another component that is
+ * only `elevated` would then meet the `high` gate: one organisation's report would make any
+ * hosting or VPN address `high` for everyone. So, with `reports` counted for the caller:
+ * - one: the band is at most the higher of `without` (the band the other evidence gives) and `medium`;
+ * - two: at most the higher of `without` and `high`, unless another component is `adverse`;
+ * - three or more: no ceiling beyond the gates.
+ */
+export function ledgerBandCeiling(
+  band: Band,
+  without: Band,
+  reports: number,
+  components: readonly { verdict: Verdict; component?: string }[],
+): Band {
+  if (reports >= 3) return band;
+  const otherAdverse = components.some((c) => c.component !== 'reputation_ledger' && c.verdict === 'adverse');
+  if (reports === 2 && otherAdverse) return band;
+  const top = Math.max(BAND_ORDER.indexOf(without), BAND_ORDER.indexOf(ledgerCeiling(reports)));
+  return BAND_ORDER[Math.min(BAND_ORDER.indexOf(band), top)]!;
+}
+
 /** Moments where a fraudster gains control or money right away, so the action is stricter. */
 const STRICT_MOMENTS = new Set(['payment', 'profile_change', 'authentication']);
 
@@ -356,11 +378,26 @@ export function score(input: ScoreInput): Scored {
   const ledgerReports =
     rep !== undefined && rep !== 'unavailable' && rep.reports > 0 ? rep.reports : undefined;
   const gates = version.gates ?? (ledgerReports !== undefined ? LEDGER_TRUST_GATES : undefined);
-  const postureBand = gateBand(
-    bandFor(scoreValue, version, context?.risk_posture),
-    components,
-    gates,
-    ledgerReports,
+  // What the other evidence alone would give: the band the ledger's points may not lift past
+  // its ceiling (ledgerBandCeiling). The score itself keeps the ledger's points.
+  const others = components.filter((c) => c.component !== 'reputation_ledger');
+  const scoreWithout =
+    ledgerReports === undefined
+      ? scoreValue
+      : percentileRank(
+          others.reduce((sum, c) => sum + c.contribution, 0),
+          version.calibration,
+        );
+  const ceiled = (b: Band, without: Band) =>
+    ledgerReports === undefined ? b : ledgerBandCeiling(b, without, ledgerReports, components);
+  const postureWithout = gateBand(
+    bandFor(scoreWithout, version, context?.risk_posture),
+    others,
+    version.gates,
+  );
+  const postureBand = ceiled(
+    gateBand(bandFor(scoreValue, version, context?.risk_posture), components, gates, ledgerReports),
+    postureWithout,
   );
 
   let band = postureBand;
@@ -369,7 +406,10 @@ export function score(input: ScoreInput): Scored {
     const { effect, reason } = contextEffect(evidence, context);
     const shifted = shiftBand(postureBand, effect);
     // The gates bind the context too: it cannot lift a subject without evidence above `low`.
-    band = gateBand(shifted, components, gates, ledgerReports);
+    band = ceiled(
+      gateBand(shifted, components, gates, ledgerReports),
+      gateBand(shiftBand(postureWithout, effect), others, version.gates),
+    );
     // A shift that cannot move the band (already critical or minimal, or gated) changed nothing: say so.
     const applied: ContextEffect = band === postureBand ? 'none' : effect;
     const why =

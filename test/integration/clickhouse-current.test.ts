@@ -5,7 +5,7 @@ import { loadMigrations, migrate } from '../../infra/clickhouse/migrate.ts';
 import { LedgerTrust } from '../../services/audit-sink/ledger-trust.ts';
 import type { ScoresProgress } from '../../services/audit-sink/scores-progress.ts';
 import { decode, scoredSubjectRows, toRow } from '../../services/audit-sink/sink.ts';
-import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import { ledgerVotesKey, LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { withdrawOutcome } from '../../shared/capabilities/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { redis } from '../../infra/harness/fixtures.ts';
@@ -254,9 +254,13 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
     expect([...before!]).toEqual([]);
   });
 
-  it("withdraws an outcome as the operator's CLI does", async () => {
-    const ms = Date.now();
-    const outcomeId = `oc_${ms.toString(16).padStart(12, '0')}7${'3'.padStart(19, '0')}`;
+  /** An outcome of `org` about `subject`, stored as the sink stores it; its id. */
+  async function storedOutcome(
+    ms: number,
+    tail: string,
+    subject: { phone_number?: string; ip_address?: string },
+  ) {
+    const outcomeId = `oc_${ms.toString(16).padStart(12, '0')}7${tail.padStart(19, '0')}`;
     const row = {
       ...toOutcomeRow({
         v: 1,
@@ -265,13 +269,18 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
         received_at_ms: ms,
         occurred_at_ms: ms,
         outcome: 'chargeback',
-        subject: { phone_number: '+447400123456' },
+        subject,
         node_id: 'n1',
         request: {},
       }),
       inserted_at: Math.floor(ms / 1000),
     };
     await ch.insert({ table: `${DB}.outcomes`, values: [row], format: 'JSONEachRow' });
+    return outcomeId;
+  }
+
+  it("withdraws an outcome as the operator's CLI does", async () => {
+    const outcomeId = await storedOutcome(Date.now(), '3', { phone_number: '+447400123456' });
     const r = redis();
     const prefix = `frs-test-chdb-${process.pid}`;
     try {
@@ -279,7 +288,8 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       const deps = { ch, database: DB, votes: new LedgerVotes(r, prefix, 10), keys };
       await expect(withdrawOutcome(deps, outcomeId, "o'brien said so", 'ops')).resolves.toMatchObject({
         org_id: 'org_0123456789abcdef',
-        subjects: 1,
+        votes_withdrawn: 1,
+        superseded: [],
       });
       const stored = await ch
         .query({
@@ -288,6 +298,54 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
         })
         .then((rs) => rs.json());
       expect(stored).toEqual([{ reason: "o'brien said so" }]);
+    } finally {
+      const left = await r.keys(`${prefix}:*`);
+      if (left.length > 0) await r.del(...left);
+      r.disconnect();
+    }
+  });
+
+  it('withdrawing an outcome a later one superseded names the later one, which still counts', async () => {
+    const ms = Date.now();
+    const subject = { phone_number: '+447400123457', ip_address: '81.2.69.143' };
+    const org = 'org_0123456789abcdef';
+    // o1 about the number and the address; o2, later, about the number only.
+    const o1 = await storedOutcome(ms, '5', subject);
+    const o2 = await storedOutcome(ms + 1, '6', { phone_number: subject.phone_number });
+    const r = redis();
+    const prefix = `frs-test-chdb-super-${process.pid}`;
+    try {
+      const keys = new SubjectKeys('a test secret of at least thirty-two characters');
+      const votes = new LedgerVotes(r, prefix, 10);
+      const deps = { ch, database: DB, votes, keys };
+      const phoneKey = keys.keys(`phone:${subject.phone_number}`)[0]!;
+      const ipKey = keys.keys(`ip:${subject.ip_address}`)[0]!;
+      await votes.vote(phoneKey, { orgId: org, outcomeId: o1, state: 't' }, 'report');
+      await votes.vote(ipKey, { orgId: org, outcomeId: o1, state: 't' }, 'report');
+      await votes.vote(phoneKey, { orgId: org, outcomeId: o2, state: 't' }, 'report');
+      const vote = (key: string) => r.hget(ledgerVotesKey(prefix, key), org);
+
+      const first = await withdrawOutcome(deps, o1, 'false report', 'ops');
+      expect(first).toMatchObject({
+        votes_withdrawn: 1,
+        superseded: [{ subject: 'phone_number', by: o2, still_counts: true }],
+      });
+      expect(first.result).toContain(`withdraw ${o2}`);
+      // The address's vote is withdrawn; the number's is still o2's report.
+      expect(await vote(ipKey)).toBe(`${o1} x`);
+      expect(await vote(phoneKey)).toBe(`${o2} t`);
+
+      // Withdrawing the later one takes the organisation's vote on the number back.
+      await expect(withdrawOutcome(deps, o2, 'false report', 'ops')).resolves.toMatchObject({
+        votes_withdrawn: 1,
+        superseded: [],
+      });
+      expect(await vote(phoneKey)).toBe(`${o2} x`);
+      // Again: o1 is superseded by a withdrawn vote, which no longer counts.
+      await expect(withdrawOutcome(deps, o1, 'again', 'ops')).resolves.toMatchObject({
+        votes_withdrawn: 1,
+        superseded: [{ subject: 'phone_number', by: o2, still_counts: false }],
+      });
     } finally {
       const left = await r.keys(`${prefix}:*`);
       if (left.length > 0) await r.del(...left);

@@ -6,6 +6,7 @@
  * withdrawal take a vote back; explain shows how many counted, never who.
  */
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScoreResponse } from '../../shared/contract/response.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
@@ -68,7 +69,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
     return ((await res.json()) as { outcome_id: string }).outcome_id;
   };
 
-  type Subject = { phone_number: string; ip_address?: string };
+  type Subject = { phone_number?: string; ip_address?: string };
 
   async function score(node: ApiNode, apiKey: string, subject: Subject) {
     const res = await scoreCall(node.url, apiKey, { subject });
@@ -134,6 +135,55 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
       });
     }
   });
+
+  const hex16 = () => randomInt(0x10000).toString(16);
+  /** Fresh addresses the range feeds flag (drawn from wide IPv6 ranges: votes last 180 days). */
+  const flagged = {
+    // Hetzner Online's 2a01:4f8::/31 in the hosting ranges.
+    hosting: () => `2a01:4f8:${hex16()}:${hex16()}::${hex16()}`,
+    // NordVPN's 2001:ac8::/36 (M247) in the VPN ranges.
+    vpn: () => `2001:ac8:${randomInt(0x1000).toString(16)}:${hex16()}::${hex16()}`,
+  };
+  const higher = (a: string, b: string) => (BAND_ORDER.indexOf(a) >= BAND_ORDER.indexOf(b) ? a : b);
+
+  /** `org` scores the subject and reports its own score as fraud: a vote that counts for everyone. */
+  async function scoredAndReported(org: { apiKey: string }, subject: Subject) {
+    const own = await score(nodes[0]!, org.apiKey, subject);
+    await report(nodes[0]!, org.apiKey, { score_id: own.body.score_id, outcome: 'confirmed_fraud' });
+  }
+
+  it.each([
+    ['a hosting address', () => ({ ip_address: flagged.hosting() }), 'low'],
+    ['a VPN address', () => ({ ip_address: flagged.vpn() }), 'medium'],
+    ['a clean number', () => ({ phone_number: freshMobile() }), 'minimal'],
+  ])(
+    "%s reported by one organisation is at most medium (or its own band) in another's view; two may make it high",
+    async (_what, draw, atLeast) => {
+      const [viewer, a, b] = await Promise.all([
+        orgWithKey('bureau', { rateRps: 1000 }),
+        orgWithKey('bureau', { rateRps: 1000 }),
+        orgWithKey('bureau', { rateRps: 1000 }),
+      ]);
+      const subject: Subject = draw();
+      const before = await score(nodes[0]!, viewer.apiKey, subject);
+      expect(before.ledger.verdict).toBe('no_match');
+      // The feeds flag it as the case says (a hosting address is at least `low`, a VPN one `medium`).
+      expect(atMost(atLeast, before.body.band)).toBe(true);
+
+      await scoredAndReported(a, subject);
+      const one = await seenOnBothNodes(viewer.apiKey, subject, 1, Date.now());
+      for (const s of one.scores) {
+        expect(s.body.score).toBeGreaterThan(before.body.score);
+        expect(s.body.band).toBe(higher(before.body.band, 'medium'));
+      }
+
+      await scoredAndReported(b, subject);
+      const two = await seenOnBothNodes(viewer.apiKey, subject, 2, Date.now());
+      for (const s of two.scores) expect(atMost(s.body.band, 'high')).toBe(true);
+      // Two organisations may lift an address the feeds flag to `high`.
+      if (subject.ip_address) for (const s of two.scores) expect(s.body.band).toBe('high');
+    },
+  );
 
   it('reports of organisations that scored the subject count once each, within the ceiling, and can be taken back', async () => {
     const [viewer, a, c, d] = await Promise.all([
@@ -201,7 +251,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
             ],
             { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
           );
-          return JSON.parse(out) as { org_id: string; subjects: number };
+          return JSON.parse(out) as { org_id: string; votes_withdrawn: number };
         } catch {
           return null;
         }
@@ -209,7 +259,7 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
       30_000,
       500,
     );
-    expect(withdrawn).toMatchObject({ org_id: a.orgId, subjects: 2 });
+    expect(withdrawn).toMatchObject({ org_id: a.orgId, votes_withdrawn: 2, superseded: [] });
     await seenOnBothNodes(viewer.apiKey, subject, 1, Date.now());
     const rs = await ch.query({
       query: `SELECT org_id, reason FROM ${cfg.CLICKHOUSE_DATABASE}.outcome_withdrawals WHERE outcome_id = '${aOutcome}'`,

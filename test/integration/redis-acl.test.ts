@@ -212,7 +212,9 @@ describe('Redis ACL users of the compose deployment', () => {
     await expect(votes.takeAllowance('org_a', Date.now(), 1)).resolves.toBe(true);
     const vote = { orgId: 'org_a', outcomeId: newOutcomeId(), state: 't' as const };
     await expect(votes.vote('0'.repeat(32), vote, 'report')).resolves.toBe(true);
-    await expect(votes.vote('0'.repeat(32), { ...vote, state: 'w' }, 'withdraw')).resolves.toBe(true);
+    await expect(votes.withdraw('0'.repeat(32), vote.orgId, vote.outcomeId)).resolves.toEqual({
+      withdrawn: true,
+    });
     await expect(sink.hset('frs:cap:ledger-reports:counts', 'abc', '1')).rejects.toThrow(NOPERM);
     await expect(sink.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(NOPERM);
     await expect(sink.get('frs:org:org_x')).rejects.toThrow(NOPERM);

@@ -8,6 +8,7 @@ import {
 } from '../../../shared/contract/openapi.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import { validateOutcomeRequest } from '../../../shared/contract/validation.ts';
+import { idempotencyKeyOf, validatedKey } from '../http/idempotency-key.ts';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { AdmissionControl } from '../controls/controls.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
@@ -111,11 +112,16 @@ export function outcomeRoutes(deps: OutcomeRouteDeps): Router {
     .route(outcomeOperation.expressPath)
     .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const principal = res.locals.principal as Principal;
-      const idempotencyKey = req.get('idempotency-key');
+      const idempotencyKey = idempotencyKeyOf(req);
       const validated = validateOutcomeRequest(req.body, idempotencyKey);
       if (!validated.ok) throw new ApiError(422, validated.errors);
 
-      const admission = await deps.controls.admit(principal, idempotencyKey, req.body, 'outcomes');
+      const admission = await deps.controls.admit(
+        principal,
+        validatedKey(idempotencyKey),
+        req.body,
+        'outcomes',
+      );
       res.set(admission.headers).type('application/json').status(202);
       if (admission.kind === 'replay') {
         res.send(admission.body);

@@ -14,6 +14,7 @@ import { methodNotAllowed } from '../http/errors.ts';
 import { sendJsonText, setHeaders } from '../http/send-json.ts';
 import { operation } from '../http/operation.ts';
 import { checkScoreRequest } from '../score-request.ts';
+import { idempotencyKeyOf, validatedKey } from '../http/idempotency-key.ts';
 import type { Scorer } from '../scorer.ts';
 
 export interface ScoreRouteDeps {
@@ -99,13 +100,14 @@ export function scoreRoutes(deps: ScoreRouteDeps): Router {
     .post(deps.auth.middleware(), deps.budget.organisation, jsonBody, async (req, res) => {
       const startedAt = performance.now();
       const principal = res.locals.principal as Principal;
-      const checked = checkScoreRequest(req.body, req.get('idempotency-key'), principal.org, (id) =>
+      const idempotencyKey = idempotencyKeyOf(req);
+      const checked = checkScoreRequest(req.body, idempotencyKey, principal.org, (id) =>
         deps.scorer.versionState().status.get(id),
       );
       // The live ledger lookup runs on its own connection while the controls script is in flight.
       const reputation = deps.scorer.reputation(checked, principal);
 
-      const admission = await deps.controls.admit(principal, req.get('idempotency-key'), req.body);
+      const admission = await deps.controls.admit(principal, validatedKey(idempotencyKey), req.body);
       setHeaders(res, admission.headers);
       if (admission.kind === 'replay') {
         sendJsonText(res, admission.body);

@@ -14,7 +14,7 @@ import {
 } from '../sessions.ts';
 import { forgotPage, setupPage, signinPage } from '../views/auth.ts';
 import { messagePage } from '../views/layout.ts';
-import { field } from './guard.ts';
+import { formField, tokenField } from './guard.ts';
 
 export interface AuthRouteDeps {
   users: UserStore;
@@ -34,7 +34,7 @@ function formToken(req: Request, res: Response): string {
   return token;
 }
 
-const formTokenOk = (req: Request) => sameToken(field(req, '_csrf'), readCookie(req, FORM_COOKIE));
+const formTokenOk = (req: Request) => sameToken(tokenField(req, '_csrf'), readCookie(req, FORM_COOKIE));
 
 function send(res: Response, status: number, page: { value: string }) {
   res.status(status).type('html').send(page.value);
@@ -62,8 +62,14 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   router.post('/signin', async (req, res) => {
     const csrf = formToken(req, res);
     if (!formTokenOk(req)) return send(res, 403, signinPage(csrf, { error: 'The form expired; try again.' }));
-    const email = field(req, 'email', 254) ?? '';
-    const password = field(req, 'password', PASSWORD_MAX) ?? '';
+    const emailField = formField(req, 'email', 'Email', 254);
+    const passwordField = formField(req, 'password', 'Password', PASSWORD_MAX);
+    // Refused as sent, before any attempt is counted or password checked.
+    if (!emailField.ok) return send(res, 422, signinPage(csrf, { error: emailField.message }));
+    const email = emailField.value;
+    if (!passwordField.ok)
+      return send(res, 422, signinPage(csrf, { email, error: passwordField.message, field: 'password' }));
+    const password = passwordField.value;
     // The attempt is counted before the password is checked: parallel attempts cannot all pass.
     const slot = await deps.limit.take(email, req.ip ?? 'unknown');
     if (!slot.ok) {
@@ -100,12 +106,20 @@ export function authRoutes(deps: AuthRouteDeps): Router {
 
   router.post('/setup', async (req, res) => {
     const csrf = formToken(req, res);
-    const token = field(req, 'token', 100) ?? '';
-    const user = await deps.users.peekSetupToken(token);
-    if (!user) return badLink(res);
+    // The link's token travels in a hidden field: anything but one token of the link's size is no link.
+    const token = tokenField(req, 'token', 100);
+    const user = token === undefined ? null : await deps.users.peekSetupToken(token);
+    if (!user || token === undefined) return badLink(res);
     if (!formTokenOk(req))
       return send(res, 403, setupPage(csrf, token, user.email, { text: 'The form expired; try again.' }));
-    const password = field(req, 'password', 4096) ?? '';
+    const passwordField = formField(req, 'password', 'Password', PASSWORD_MAX);
+    if (!passwordField.ok)
+      return send(
+        res,
+        422,
+        setupPage(csrf, token, user.email, { field: 'password', text: passwordField.message }),
+      );
+    const password = passwordField.value;
     const problem = passwordProblem(password);
     if (problem)
       return send(
@@ -113,11 +127,15 @@ export function authRoutes(deps: AuthRouteDeps): Router {
         422,
         setupPage(csrf, token, user.email, { field: 'password', text: `The password needs ${problem}.` }),
       );
-    if (password !== field(req, 'confirm', PASSWORD_MAX))
+    const confirm = formField(req, 'confirm', 'Confirm password', PASSWORD_MAX);
+    if (!confirm.ok || password !== confirm.value)
       return send(
         res,
         422,
-        setupPage(csrf, token, user.email, { field: 'confirm', text: 'The two passwords differ.' }),
+        setupPage(csrf, token, user.email, {
+          field: 'confirm',
+          text: confirm.ok ? 'The two passwords differ.' : confirm.message,
+        }),
       );
     const done = await deps.users.completeSetup(token, password);
     if (!done) return badLink(res);

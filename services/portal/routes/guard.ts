@@ -52,8 +52,32 @@ export function requireCsrf(req: Request, res: Response, next: NextFunction): vo
   next();
 }
 
-/** A form field as one string (urlencoded bodies can repeat a name), or undefined. */
-export function field(req: Request, name: string, max = 1024): string | undefined {
+/** A token field compared, never shown (CSRF): anything but one string of at most `max` is no token. */
+export function tokenField(req: Request, name: string, max = 1024): string | undefined {
   const v = req.body?.[name];
   return typeof v === 'string' && v.length <= max ? v : undefined;
+}
+
+/** A form field as sent, or why it is refused (`message` names the field as the page labels it). */
+export type FormField = { ok: true; value: string } | { ok: false; message: string };
+
+/**
+ * Reads one form field. Urlencoded bodies can repeat a name (the parser then gives an array) and
+ * a value can be longer than the field allows: both are refused with a message naming the field,
+ * never cut, joined or replaced by an empty value.
+ */
+export function formField(
+  req: Request,
+  name: string,
+  label: string,
+  max: number,
+  /** The refusal of a value past `max`, when the field's own rule is stricter than `max`. */
+  tooLong = `${label} is too long: at most ${max.toLocaleString('en')} characters.`,
+): FormField {
+  const v: unknown = req.body?.[name];
+  if (v === undefined) return { ok: false, message: `${label} is missing.` };
+  if (Array.isArray(v)) return { ok: false, message: `${label} was sent ${v.length} times; send it once.` };
+  if (typeof v !== 'string') return { ok: false, message: `${label} must be text.` };
+  if (v.length > max) return { ok: false, message: tooLong };
+  return { ok: true, value: v };
 }

@@ -5,7 +5,7 @@ import type { FlashStore, FlashMessage } from '../flash.ts';
 import type { KeyExpiry } from '../key-expiry.ts';
 import { keysPage, KEY_SORTS, revokePage, rollPage, type KeySort } from '../views/keys.ts';
 import { messagePage } from '../views/layout.ts';
-import { field, sessionOf, sidOf } from './guard.ts';
+import { formField, sessionOf, sidOf } from './guard.ts';
 
 export interface KeysRouteDeps {
   orgs: OrgStore;
@@ -69,12 +69,15 @@ export function keysRoutes({ orgs, flash, expiry, apiUrl }: KeysRouteDeps): Rout
   });
 
   router.post('/keys', async (req, res) => {
-    const typed = field(req, 'label', 1024) ?? '';
-    const label = KEY_LABEL.safeParse(typed);
+    // The label's own rule (KEY_LABEL) is 64 characters after trimming; past 1,024 the value is
+    // not read at all, and refused with the same rule.
+    const typed = formField(req, 'label', 'Label', 1024, 'Label: at most 64 characters.');
+    if (!typed.ok) return back(res, { error: typed.message, field: { name: 'label', value: '' } });
+    const label = KEY_LABEL.safeParse(typed.value);
     if (!label.success)
       return back(res, {
         error: `Label: ${label.error.issues[0]!.message}.`,
-        field: { name: 'label', value: typed.slice(0, 200) },
+        field: { name: 'label', value: typed.value.slice(0, 200) },
       });
     try {
       const created = await orgs.createKey(sessionOf(res).org_id, label.data);
@@ -111,9 +114,11 @@ export function keysRoutes({ orgs, flash, expiry, apiUrl }: KeysRouteDeps): Rout
   router.post('/keys/:keyId/roll', async (req, res) => {
     const key = await ownKey(res, String(req.params.keyId));
     if (!key || key.status !== 'active') return notFound(res);
-    const overlapS = Number(field(req, 'overlap_s', 10));
-    if (!Number.isInteger(overlapS) || overlapS < 0 || overlapS * 1000 > MAX_ROLL_OVERLAP_MS)
-      return back(res, { error: 'Choose how long the old key keeps working.' });
+    const overlap = formField(req, 'overlap_s', 'Overlap', 10);
+    if (!overlap.ok) return back(res, { error: overlap.message });
+    const overlapS = /^\d+$/.test(overlap.value) ? Number(overlap.value) : NaN;
+    if (!Number.isInteger(overlapS) || overlapS * 1000 > MAX_ROLL_OVERLAP_MS)
+      return back(res, { error: 'Overlap: choose how long the old key keeps working.' });
     try {
       const rolled = await orgs.rollKey(key.key_id, overlapS * 1000);
       if (!rolled) return notFound(res);

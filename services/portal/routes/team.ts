@@ -3,7 +3,7 @@ import type { UserStore } from '../../../shared/portal/users.ts';
 import type { FlashStore } from '../flash.ts';
 import { messagePage } from '../views/layout.ts';
 import { teamPage } from '../views/team.ts';
-import { field, sessionOf, sidOf } from './guard.ts';
+import { formField, sessionOf, sidOf } from './guard.ts';
 
 export interface TeamRouteDeps {
   users: UserStore;
@@ -38,7 +38,12 @@ export function teamRoutes({ users, flash, portalUrl }: TeamRouteDeps): Router {
           messagePage('Not allowed', "Only your organisation's portal admins issue setup links.", session)
             .value,
         );
-    const email = (field(req, 'email', 254) ?? '').trim();
+    const typed = formField(req, 'email', 'Email', 254);
+    if (!typed.ok) {
+      await flash.put(sidOf(res), { error: typed.message, field: { name: 'email', value: '' } });
+      return res.redirect(303, '/team');
+    }
+    const email = typed.value.trim();
     const user = await users.byEmail(email);
     if (!user || user.org_id !== session.org_id) {
       await flash.put(sidOf(res), {

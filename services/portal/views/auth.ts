@@ -1,8 +1,11 @@
 import { html, type SafeHtml } from '../html.ts';
 import { errorSummary, fieldError, invalidAttrs, layout, type FormError } from './layout.ts';
 
-export function signinPage(csrf: string, opts: { email?: string; error?: string } = {}): SafeHtml {
-  const errors: FormError[] = opts.error ? [{ field: 'email', text: opts.error }] : [];
+export function signinPage(
+  csrf: string,
+  opts: { email?: string; error?: string; field?: 'email' | 'password' } = {},
+): SafeHtml {
+  const errors: FormError[] = opts.error ? [{ field: opts.field ?? 'email', text: opts.error }] : [];
   return layout(
     'Sign in',
     html`${errorSummary(errors)}
@@ -20,7 +23,15 @@ export function signinPage(csrf: string, opts: { email?: string; error?: string 
           ${invalidAttrs(errors, 'email')}
         />
         <label for="password">Password</label>
-        <input type="password" id="password" name="password" autocomplete="current-password" required />
+        ${fieldError(errors, 'password')}
+        <input
+          type="password"
+          id="password"
+          name="password"
+          autocomplete="current-password"
+          required
+          ${invalidAttrs(errors, 'password')}
+        />
         <button type="submit">Sign in</button>
       </form>
       <p class="hint">
