@@ -1,6 +1,7 @@
 import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolution/ip-networks.ts';
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -44,7 +45,11 @@ export const ipNetworkType = defineCapability({
           }),
         (n) => n.asnV4.asn.length * n.countryV4.country.length,
       );
-      const hostingEntries = parsing('hosting', () => parseRangeFeed(file(files, 'hosting')), length);
+      const hostingEntries = parsing(
+        'hosting',
+        () => parseRangeFeed(file(files, 'hosting'), undefined, FEED_LIMITS.hosting),
+        length,
+      );
       const hosting = buildRangeSet(hostingEntries);
       return {
         payload: encode(networkHeader(networks), {

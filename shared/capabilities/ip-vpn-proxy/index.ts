@@ -1,4 +1,5 @@
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -25,7 +26,7 @@ export const ipVpnProxy = defineCapability({
     build: (files) => {
       const entries = parsing(
         'vpnProxy',
-        () => parseRangeFeed(file(files, 'vpnProxy'), VPN_PROXY_KINDS),
+        () => parseRangeFeed(file(files, 'vpnProxy'), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy),
         length,
       );
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
