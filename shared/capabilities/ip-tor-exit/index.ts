@@ -1,5 +1,6 @@
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -25,7 +26,12 @@ export const ipTorExit = defineCapability({
     build: (files) => {
       const entries = parsing(
         'torExits',
-        () => parseRangeFeed(file(files, 'torExits'), undefined, FEED_LIMITS.torExits),
+        () =>
+          parseRangeFeed(
+            asRangeFeedText('torExits', file(files, 'torExits')),
+            undefined,
+            FEED_LIMITS.torExits,
+          ),
         length,
       );
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };

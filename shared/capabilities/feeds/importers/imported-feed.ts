@@ -31,8 +31,10 @@ const MB = 1024 * 1024;
 
 /** Per feed: about ten times what a genuine file holds, and the widest range it can carry. */
 export const FEED_LIMITS: Readonly<Record<ImportTarget, FeedLimits>> = {
-  // Single addresses: some 1,000 to 2,000 exits; the file is about 20 kB.
-  torExits: { minPrefix: { v4: 32, v6: 128 }, maxBytes: 2 * MB, maxRecords: 20_000 },
+  // Some 1,000 to 2,000 exits; the Tor Project's file is about 20 kB of single addresses. A
+  // MaxMind DB joins adjacent exits into networks, and the largest block one exit operator fills
+  // is a /22 (IPv6: a /48, one site): wider is not a list of exits.
+  torExits: { minPrefix: { v4: 22, v6: 48 }, maxBytes: 2 * MB, maxRecords: 20_000 },
   // A cloud or data-centre network's prefixes: the widest single block a provider holds is a
   // legacy IPv4 /8 (/10 today); in IPv6 no registry has allocated one holder more than a /19.
   hosting: { minPrefix: { v4: 8, v6: 19 }, maxBytes: 64 * MB, maxRecords: 1_000_000 },
