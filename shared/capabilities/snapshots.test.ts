@@ -14,7 +14,7 @@ const file = (s: string) => new Map([['', Buffer.from(s)]]);
 describe('snapshot encode and decode', () => {
   it('round-trips a range set, nested ranges resolved to the more specific', () => {
     const built = buildSnapshot('ip_vpn_proxy', {
-      vpnProxy: file('10.0.0.0/8,vpn\n10.1.0.0/16,proxy\n2001:db8::/32,vpn\n'),
+      vpnProxy: file('10.0.0.0/12,vpn\n10.1.0.0/16,proxy\n2001:db8::/32,vpn\n'),
     });
     expect(built.entries).toBe(3);
     const set = decodeSnapshot('ip_vpn_proxy', built.payload);

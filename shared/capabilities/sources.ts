@@ -33,6 +33,8 @@ export function feedLocations(cfg: Config): Record<FeedName, string> {
 }
 
 const isUrl = (location: string) => /^https?:\/\//i.test(location);
+const isMmdbLocation = (location: string) =>
+  (isUrl(location) ? new URL(location).pathname : location).toLowerCase().endsWith('.mmdb');
 
 async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Promise<Buffer> {
   if (!isUrl(location)) {
@@ -70,7 +72,9 @@ export async function fetchFeed(
   timeoutMs: number,
 ): Promise<Map<string, Buffer>> {
   const layout = FEEDS[feed].layout;
-  if (layout === 'file') return new Map([['', await fetchOne(feed, location, timeoutMs)]]);
+  // A MaxMind DB stands in for a whole feed (feeds/importers/mmdb.ts): one file, whatever the layout.
+  if (layout === 'file' || isMmdbLocation(location))
+    return new Map([['', await fetchOne(feed, location, timeoutMs)]]);
   if (layout === 'bson-dir') {
     if (isUrl(location)) throw new FeedError(`${feed}: a directory feed must be a path, not a URL`);
     let listing: string[];

@@ -117,7 +117,11 @@ describe('capability snapshots: refresh, bad feeds, source outages', () => {
     const { version } = await health(nodes[0]!);
     feed.reply.body = `${TOR_FEED}300.1.2.3\n`;
     await waitFor('health to name the bad line', async () =>
-      (await onBoth(health)).every((h) => h.last_error === 'torExits: line 6: not an IP address or CIDR'),
+      (await onBoth(health)).every(
+        (h) =>
+          h.last_error ===
+          'torExits: line 6: not an IP address or CIDR: not a dotted-quad IPv4 or an IPv6 address',
+      ),
     );
     for (const h of await onBoth(health)) expect(h).toMatchObject({ version, status: 'ok' });
     for (const r of await onBoth(scored)) expect(torVerdict(r)).toBe('adverse');

@@ -12,11 +12,15 @@
  *   by the manifest of the npm package it belongs to, whose versions carry no date: their dates are
  *   pinned in data-packages.ts.
  *
+ * - A MaxMind DB (`.mmdb`) in place of a feed is dated by its build time (its metadata's
+ *   `build_epoch`).
+ *
  * A feed with no date is refused (FeedError): the current snapshot stays.
  */
 import { packageDataAsOf } from '../../resolution/data-packages.ts';
 import type { FeedName } from '../registry.ts';
 import { FeedError } from './feed-error.ts';
+import { isMmdb, openMmdb } from './importers/mmdb.ts';
 
 const HEADER = /^#\s*as-of:\s*(\S+)\s*$/i;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -31,6 +35,13 @@ function parseDate(feed: FeedName, text: string, where: string): Date {
 
 /** The `# as-of:` header of a text feed: among the comment and blank lines before the first entry. */
 export function headerAsOf(feed: FeedName, bytes: Buffer): Date {
+  if (isMmdb(bytes)) {
+    try {
+      return openMmdb(bytes).builtAt;
+    } catch (err) {
+      throw new FeedError(`${feed}: ${(err as Error).message}`);
+    }
+  }
   for (const raw of bytes.toString('utf8').split('\n')) {
     const line = raw.trim();
     const m = HEADER.exec(line);

@@ -6,14 +6,14 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { feedAsOf } from './as-of.ts';
 import { parseRangeFeed } from './range-feed.ts';
-import { parseUpdateArgs, updateFeeds, type UpdateOptions } from './update.ts';
+import { parseUpdateArgs, printable, updateFeeds, type UpdateOptions } from './update.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const NOW = new Date('2026-11-25T12:00:00Z');
@@ -185,6 +185,63 @@ describe('npm run feeds:update', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('refuses a file larger than its format allows without reading it, on disk or over HTTP', async () => {
+    // 600 MB, sparse: reading it whole would end in ERR_STRING_TOO_LONG.
+    const big = join(from, 'torbulkexitlist');
+    await writeFile(big, '');
+    await truncate(big, 600 * 1024 * 1024);
+    const local = await run({ from: [big] });
+    expect(local.code).toBe(1);
+    expect(local.out[0]).toBe(
+      `${big}: Tor bulk exit list: refused: larger than the 2097152 bytes a Tor bulk exit list may have: ` +
+        `not read; ${join(to, 'tor-exits.txt')} not written`,
+    );
+    // One server says its length, the other streams without one: both are cut off at the bound.
+    let sent = 0;
+    const server = createServer((req, res) => {
+      if (req.url === '/announced/torbulkexitlist') {
+        res.writeHead(200, { 'content-length': String(600 * 1024 * 1024) });
+        res.end();
+        return;
+      }
+      res.writeHead(200);
+      const line = Buffer.from('192.0.2.1\n'.repeat(6_000));
+      const pump = () => {
+        while (sent < 600 * 1024 * 1024 && res.write(line)) sent += line.length;
+      };
+      res.on('drain', pump);
+      res.on('close', () => res.off('drain', pump));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const url of [`${base}/announced/torbulkexitlist`, `${base}/streamed/torbulkexitlist`]) {
+        const remote = await run({ from: [url] });
+        expect(remote.code).toBe(1);
+        expect(remote.out[0]).toContain('refused: larger than the 2097152 bytes');
+      }
+      expect(sent).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    await expect(feed('tor-exits.txt')).rejects.toThrow('ENOENT');
+  });
+
+  it('prints file names escaped: a crafted name cannot print a line of its own', async () => {
+    // No `/` (a file name cannot hold one), the rest is what a terminal would obey.
+    const fake = 'torbulkexitlist\ntor-exits.txt: verified, 9999 records \u001b[32mOK\u202e';
+    await writeFile(join(from, fake), torList(600));
+    const { code, out } = await run({ asOf: NOW });
+    expect(code).toBe(0);
+    expect(out).toHaveLength(1);
+    for (const c of ['\n', '\u001b', '\u202e']) expect(out[0]).not.toContain(c);
+    expect(out[0]).toContain('torbulkexitlist\\u{a}');
+    expect(out[0]).toContain('\\u{1b}[32mOK\\u{202e}: Tor bulk exit list, 600 records');
+    expect(printable('plain/path.txt')).toBe('plain/path.txt');
   });
 
   it('the command exits 0 on success, 1 on a refusal, 2 on bad usage', async () => {

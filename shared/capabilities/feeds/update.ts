@@ -19,6 +19,7 @@ import { parseRangeFeed } from './range-feed.ts';
 import { FeedError } from './feed-error.ts';
 import { recognise, type PublicFormat } from './importers/formats.ts';
 import {
+  FEED_LIMITS,
   IMPORT_TARGETS,
   mergeImports,
   type ImportedFeed,
@@ -86,13 +87,37 @@ async function download(url: string, opts: UpdateOptions, now: Date): Promise<In
       await res.body?.cancel();
       return { ...input, refused: `HTTP ${res.status}` };
     }
-    input.bytes = Buffer.from(await res.arrayBuffer());
+    const bytes = await readBounded(res, input.format.maxBytes);
+    if (!bytes) return { ...input, refused: tooLarge(input.format) };
+    input.bytes = bytes;
   } catch (err) {
     return { ...input, refused: `download failed (${(err as Error).message})` };
   }
   input.fetchedAt = opts.asOf ?? now;
   input.fetchedAtFrom = opts.asOf ? 'the --as-of flag' : 'the download time';
   return input;
+}
+
+const tooLarge = (format: PublicFormat) =>
+  `larger than the ${format.maxBytes} bytes a ${format.name} may have: not read`;
+
+/** The body, or undefined as soon as it passes `max` bytes (read no further). */
+async function readBounded(res: Response, max: number): Promise<Buffer | undefined> {
+  if (Number(res.headers.get('content-length') ?? 0) > max) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.byteLength;
+    if (size > max) {
+      await res.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 async function readLocal(path: string, opts: UpdateOptions, inDir: boolean): Promise<Input | undefined> {
@@ -106,7 +131,10 @@ async function readLocal(path: string, opts: UpdateOptions, inDir: boolean): Pro
   let bytes: Buffer;
   let info: Awaited<ReturnType<typeof stat>>;
   try {
-    [bytes, info] = await Promise.all([readFile(path), stat(path)]);
+    // The size first: a file past the bound is refused without being read.
+    info = await stat(path);
+    if (info.size > format.maxBytes) return { label: path, format, refused: tooLarge(format) };
+    bytes = await readFile(path);
   } catch (err) {
     return {
       label: path,
@@ -157,6 +185,11 @@ function importOne(input: Input, now: Date): void {
     if (result.asOf.getTime() > now.getTime() + FUTURE_SLACK_MS) {
       throw new FeedError(`its date ${result.asOf.toISOString()} is in the future`);
     }
+    if (result.records > format.maxRecords) {
+      throw new FeedError(
+        `${result.records} records, more than a ${format.name} may have (${format.maxRecords})`,
+      );
+    }
     if (result.records < format.minRecords) {
       throw new FeedError(
         `only ${result.records} records, a genuine ${format.name} has at least ${format.minRecords} (truncated?)`,
@@ -171,7 +204,7 @@ function importOne(input: Input, now: Date): void {
 
 /** The refresher's parser of a target feed: the VPN/proxy feed names a kind on every line. */
 function parseTarget(target: ImportTarget, bytes: Buffer) {
-  return parseRangeFeed(bytes, target === 'vpnProxy' ? VPN_PROXY_KINDS : undefined);
+  return parseRangeFeed(bytes, target === 'vpnProxy' ? VPN_PROXY_KINDS : undefined, FEED_LIMITS[target]);
 }
 
 /** Records of the feed at the destination, as the refresher counts them; undefined if none. */
@@ -205,9 +238,11 @@ async function writeTarget(feed: ImportedFeed, path: string, opts: UpdateOptions
 /** Runs the command; returns its exit code. */
 export async function updateFeeds(
   opts: UpdateOptions,
-  print: (line: string) => void = console.log,
+  printRaw: (line: string) => void = console.log,
   now = new Date(),
 ): Promise<number> {
+  // File names, URLs and refusal reasons quote what others wrote: each printed line stays one line.
+  const print = (line: string) => printRaw(printable(line));
   const inputs = await gather(opts, now, print);
   if (inputs.length === 0) {
     print(`${opts.from.join(', ')}: no recognised public file`);
@@ -252,6 +287,14 @@ export async function updateFeeds(
     print(`${i.label}: ${i.format!.name}, ${r.records} records, as-of ${iso(r.asOf)}${dated} -> ${where}`);
   }
   return inputs.some((i) => i.refused) ? 1 : 0;
+}
+
+/**
+ * The text with every control, format and line-separator character written as `\u{..}`: a file
+ * named `x\n... verified` cannot print a line of its own, nor a terminal escape or a bidi override.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
 
 const exists = (path: string) =>

@@ -1,6 +1,8 @@
 import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolution/ip-networks.ts';
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import { asnFilesOf, asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -33,18 +35,29 @@ export const ipNetworkType = defineCapability({
     'the header, and the hosting range set.',
   snapshot: {
     build: (files) => {
+      // The origin-AS tables: the routing table's CSV files, or an ASN or ISP .mmdb walked into them.
+      const asn = parsing(
+        'asn',
+        () => asnFilesOf(files.asn),
+        () => 1,
+      );
       const networks = parsing(
         'asn',
         () =>
           buildIpNetworks({
-            asnV4: file(files, 'asn', NETWORK_FILES.asnV4),
-            asnV6: file(files, 'asn', NETWORK_FILES.asnV6),
+            asnV4: file({ asn }, 'asn', NETWORK_FILES.asnV4),
+            asnV6: file({ asn }, 'asn', NETWORK_FILES.asnV6),
             countryV4: file(files, 'ipCountry', NETWORK_FILES.countryV4),
             countryV6: file(files, 'ipCountry', NETWORK_FILES.countryV6),
           }),
         (n) => n.asnV4.asn.length * n.countryV4.country.length,
       );
-      const hostingEntries = parsing('hosting', () => parseRangeFeed(file(files, 'hosting')), length);
+      const hostingEntries = parsing(
+        'hosting',
+        () =>
+          parseRangeFeed(asRangeFeedText('hosting', file(files, 'hosting')), undefined, FEED_LIMITS.hosting),
+        length,
+      );
       const hosting = buildRangeSet(hostingEntries);
       return {
         payload: encode(networkHeader(networks), {

@@ -1,4 +1,6 @@
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -22,7 +24,16 @@ export const ipTorExit = defineCapability({
   format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
   snapshot: {
     build: (files) => {
-      const entries = parsing('torExits', () => parseRangeFeed(file(files, 'torExits')), length);
+      const entries = parsing(
+        'torExits',
+        () =>
+          parseRangeFeed(
+            asRangeFeedText('torExits', file(files, 'torExits')),
+            undefined,
+            FEED_LIMITS.torExits,
+          ),
+        length,
+      );
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),

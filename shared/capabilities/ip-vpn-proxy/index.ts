@@ -1,4 +1,6 @@
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -25,7 +27,12 @@ export const ipVpnProxy = defineCapability({
     build: (files) => {
       const entries = parsing(
         'vpnProxy',
-        () => parseRangeFeed(file(files, 'vpnProxy'), VPN_PROXY_KINDS),
+        () =>
+          parseRangeFeed(
+            asRangeFeedText('vpnProxy', file(files, 'vpnProxy')),
+            VPN_PROXY_KINDS,
+            FEED_LIMITS.vpnProxy,
+          ),
         length,
       );
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };

@@ -8,9 +8,9 @@
  * which the range parser (range-feed.ts) reads as the range's service name.
  * AWS lists a range once per service (AMAZON, EC2, ...): a range is written once.
  */
-import ipaddr from 'ipaddr.js';
 import { FeedError } from '../feed-error.ts';
-import { imported, type ImportedFeed } from './imported-feed.ts';
+import { parseStrictRange } from '../strict-address.ts';
+import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
 
 function json(bytes: Buffer, what: string): Record<string, unknown> {
   let doc: unknown;
@@ -34,14 +34,14 @@ function entries(doc: Record<string, unknown>, key: string): Record<string, unkn
 
 /** `where` names the entry (`prefixes[12].ip_prefix`): JSON has no useful line numbers. */
 function cidr(value: unknown, kind: 'ipv4' | 'ipv6', where: string): string {
-  try {
-    if (typeof value !== 'string') throw new Error();
-    const [addr, bits] = ipaddr.parseCIDR(value);
-    if (addr.kind() !== kind) throw new Error();
-    return `${addr.toString()}/${bits}`;
-  } catch {
-    throw new FeedError(`${where}: not an ${kind === 'ipv4' ? 'IPv4' : 'IPv6'} CIDR`);
-  }
+  const family = kind === 'ipv4' ? 'IPv4' : 'IPv6';
+  const range =
+    typeof value === 'string' && value.includes('/')
+      ? parseStrictRange(value, FEED_LIMITS.hosting.minPrefix)
+      : 'no prefix length';
+  if (typeof range === 'string') throw new FeedError(`${where}: not an ${family} CIDR: ${range}`);
+  if (range.address.kind() !== kind) throw new FeedError(`${where}: not an ${family} CIDR`);
+  return range.cidr;
 }
 
 function collect(ranges: Iterable<string>, provider: string): string[] {

@@ -9,6 +9,8 @@ import { importAsnList, importVpnServerList, VPN_SERVER_LISTS } from './network-
 import { importRirDelegated } from './rir-delegated.ts';
 import { importTorBulkExitList } from './tor-bulk-exit-list.ts';
 
+const MB = 1024 * 1024;
+
 export type Importer = (bytes: Buffer, fetchedAt: Date) => ImportedFeed;
 
 export interface PublicFormat {
@@ -19,6 +21,10 @@ export interface PublicFormat {
   fileName: RegExp;
   importer: Importer;
   minRecords: number;
+  /** About ten times a genuine file: a larger one is refused before it is read. */
+  maxBytes: number;
+  /** Records it may yield, about ten times a genuine file's; the feed it becomes has its own bound. */
+  maxRecords: number;
   /** The file carries no date of its own: its date is when it was fetched. */
   datedByFetch: boolean;
 }
@@ -31,6 +37,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)torbulkexitlist[^/]*$/,
     importer: importTorBulkExitList,
     minRecords: 500,
+    maxBytes: 2 * MB,
+    maxRecords: 20_000,
     datedByFetch: true,
   },
   {
@@ -40,6 +48,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)ip-ranges\.json$/,
     importer: importAwsIpRanges,
     minRecords: 1000,
+    maxBytes: 32 * MB,
+    maxRecords: 200_000,
     datedByFetch: false,
   },
   {
@@ -49,6 +59,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)cloud\.json$/,
     importer: importGoogleCloudJson,
     minRecords: 200,
+    maxBytes: 8 * MB,
+    maxRecords: 50_000,
     datedByFetch: false,
   },
   {
@@ -58,6 +70,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)delegated-[^/]+-extended[^/]*$/,
     importer: importRirDelegated,
     minRecords: 1000,
+    maxBytes: 64 * MB,
+    maxRecords: 1_000_000,
     datedByFetch: false,
   },
   ...Object.entries(VPN_SERVER_LISTS).map(([file, provider]): PublicFormat => ({
@@ -67,6 +81,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: new RegExp(`(^|/)vpn/ips/${file}\\.txt$`),
     importer: importVpnServerList(provider),
     minRecords: 100,
+    maxBytes: 8 * MB,
+    maxRecords: 100_000,
     datedByFetch: true,
   })),
   {
@@ -76,6 +92,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)vpn\/ASN\.txt$/,
     importer: importAsnList('vpnProxy', 'VPN provider AS list'),
     minRecords: 50,
+    maxBytes: 1 * MB,
+    maxRecords: 200_000,
     datedByFetch: true,
   },
   {
@@ -85,6 +103,8 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)datacenter\/ASN\.txt$/,
     importer: importAsnList('hosting', 'data-centre AS list'),
     minRecords: 5000,
+    maxBytes: 4 * MB,
+    maxRecords: 500_000,
     datedByFetch: true,
   },
 ];

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { dataPackages, packageDataAsOf } from '../../../resolution/data-packages.ts';
 import { FeedError } from '../feed-error.ts';
-import { imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
+import { parseStrictRange, type PrefixFloor } from '../strict-address.ts';
+import { FEED_LIMITS, imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
 
 /** Service names of the providers whose server lists are read, by file name. */
 export const VPN_SERVER_LISTS: Readonly<Record<string, string>> = {
@@ -33,29 +34,47 @@ function serviceName(text: string): string {
     .slice(0, 80);
 }
 
+/**
+ * A server list holds servers: single addresses or small blocks of them. A /24 of IPv4 or a /48
+ * of IPv6 is a data-centre rack; anything wider is not a server.
+ */
+export const SERVER_LIST_FLOOR: PrefixFloor = { v4: 24, v6: 48 };
+
+/**
+ * Server lists are compiled by hand and by scripts from providers' pages, and carry the odd stray
+ * line (a host name, a range typed wrong, `0.0.0.0/0`): such a line is skipped and counted, and
+ * the list is refused when more than this share of its entries is skipped.
+ */
+export const SERVER_LIST_MAX_SKIPPED = 0.01;
+
 /** A provider's VPN server list: every address or CIDR, as a VPN range named for the provider. */
 export function importVpnServerList(provider: string) {
   return (bytes: Buffer, fetchedAt: Date): ImportedFeed => {
     const lines: string[] = [];
+    const skipped: number[] = [];
     const text = bytes.toString('utf8').split('\n');
     for (let i = 0; i < text.length; i++) {
       const entry = text[i]!.replace(/#.*$/, '').trim();
       if (entry === '') continue;
-      let cidr: string;
-      try {
-        const [addr, bits] = entry.includes('/')
-          ? ipaddr.parseCIDR(entry)
-          : (() => {
-              const a = ipaddr.parse(entry);
-              return [a, a.kind() === 'ipv4' ? 32 : 128] as const;
-            })();
-        cidr = `${addr.toString()}/${bits}`;
-      } catch {
-        throw new FeedError(`line ${i + 1}: not an IP address or CIDR`);
-      }
-      lines.push(`${cidr},vpn # ${provider}`);
+      const range = parseStrictRange(entry, SERVER_LIST_FLOOR);
+      if (typeof range === 'string') skipped.push(i + 1);
+      else lines.push(`${range.cidr},vpn # ${provider}`);
     }
-    return imported('vpnProxy', `${provider} server list (date: when it was fetched)`, fetchedAt, lines);
+    const entries = lines.length + skipped.length;
+    if (skipped.length > 0 && skipped.length > entries * SERVER_LIST_MAX_SKIPPED) {
+      throw new FeedError(
+        `${skipped.length} of ${entries} entries are not server addresses (more than ` +
+          `${SERVER_LIST_MAX_SKIPPED * 100} %; first at line ${skipped[0]})`,
+      );
+    }
+    const note =
+      skipped.length > 0 ? `, ${skipped.length} stray lines skipped (first at line ${skipped[0]})` : '';
+    return imported(
+      'vpnProxy',
+      `${provider} server list (date: when it was fetched${note})`,
+      fetchedAt,
+      lines,
+    );
   };
 }
 
@@ -108,6 +127,12 @@ function addressValue(text: string): bigint {
   return v;
 }
 
+/** A CSV field's text: a quoted field loses its quotes, and `""` inside it is one `"`. */
+export function csvText(field: string): string {
+  const quoted = field.length >= 2 && field.startsWith('"') && field.endsWith('"');
+  return quoted ? field.slice(1, -1).replaceAll('""', '"') : field;
+}
+
 /**
  * The prefixes each listed AS originates, from the shipped routing table's `start,end,asn,name`
  * files, with the table's date. Read once per command.
@@ -141,7 +166,7 @@ function routedPrefixes(asns: ReadonlySet<number>): {
       const list = prefixes.get(asn);
       if (list) list.push(...cidrs);
       else prefixes.set(asn, cidrs);
-      if (!names.has(asn)) names.set(asn, serviceName(row.slice(third + 1).replace(/^"|"$/g, '')));
+      if (!names.has(asn)) names.set(asn, serviceName(csvText(row.slice(third + 1))));
     }
   }
   return { prefixes, names, asOf };
@@ -157,11 +182,16 @@ export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hostin
     const { prefixes, names, asOf } = routedPrefixes(new Set(listed.keys()));
     if (Number.isNaN(asOf.getTime())) throw new FeedError('the routing table has no known date');
     const lines: string[] = [];
+    const floor = FEED_LIMITS[target].minPrefix;
     for (const [asn, listName] of listed) {
       const name = target === 'vpnProxy' ? listName || names.get(asn) : names.get(asn) || listName;
       const suffix = name ? ` # ${name}` : '';
-      for (const cidr of prefixes.get(asn) ?? [])
+      for (const cidr of prefixes.get(asn) ?? []) {
+        if (typeof parseStrictRange(cidr, floor) === 'string') {
+          throw new FeedError(`AS${asn} originates ${cidr}, wider than a ${label} may hold`);
+        }
         lines.push(`${cidr}${target === 'vpnProxy' ? ',vpn' : ''}${suffix}`);
+      }
     }
     const dated = new Date(Math.min(fetchedAt.getTime(), asOf.getTime()));
     return imported(

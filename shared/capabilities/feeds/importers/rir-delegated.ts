@@ -12,10 +12,12 @@
  */
 import ipaddr from 'ipaddr.js';
 import { FeedError } from '../feed-error.ts';
-import { imported, type ImportedFeed } from './imported-feed.ts';
+import { isCanonicalIPv4, isStrictIPv6 } from '../strict-address.ts';
+import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
 
 const KEEP = new Set(['allocated', 'assigned']);
 const KNOWN = new Set([...KEEP, 'available', 'reserved']);
+const FLOOR = FEED_LIMITS.allocatedRanges.minPrefix;
 
 /** The CIDRs covering `count` IPv4 addresses from `start`: each as large as alignment allows. */
 export function ipv4BlockToCidrs(start: number, count: number): string[] {
@@ -38,7 +40,7 @@ export function ipv4BlockToCidrs(start: number, count: number): string[] {
 }
 
 function ipv4Number(text: string): number | undefined {
-  if (!ipaddr.IPv4.isValidFourPartDecimal(text)) return undefined;
+  if (!isCanonicalIPv4(text)) return undefined;
   return ipaddr.IPv4.parse(text)
     .toByteArray()
     .reduce((v, b) => v * 256 + b, 0);
@@ -85,16 +87,21 @@ export function importRirDelegated(bytes: Buffer): ImportedFeed {
       const first = ipv4Number(start);
       if (first === undefined || !/^\d+$/.test(value))
         throw new FeedError(`${at}: not an IPv4 start and count`);
+      let cidrs: string[];
       try {
-        lines.push(...ipv4BlockToCidrs(first, Number(value)));
+        cidrs = ipv4BlockToCidrs(first, Number(value));
       } catch (err) {
         throw new FeedError(`${at}: ${(err as Error).message}`);
       }
+      const widest = Math.min(...cidrs.map((c) => Number(c.slice(c.indexOf('/') + 1))));
+      if (widest < FLOOR.v4) throw new FeedError(`${at}: a block wider than /${FLOOR.v4}`);
+      lines.push(...cidrs);
     } else {
       const bits = Number(value);
-      if (!ipaddr.IPv6.isValid(start) || !/^\d+$/.test(value) || bits > 128) {
+      if (!isStrictIPv6(start) || !/^(0|[1-9]\d{0,2})$/.test(value) || bits > 128) {
         throw new FeedError(`${at}: not an IPv6 start and prefix length`);
       }
+      if (bits < FLOOR.v6) throw new FeedError(`${at}: /${bits} is wider than /${FLOOR.v6}`);
       lines.push(`${ipaddr.IPv6.parse(start).toString()}/${bits}`);
     }
   }

@@ -3,9 +3,9 @@
  * IPv6 address per line, no header and no date. Its date is therefore when it was fetched, which
  * the caller supplies (`feeds:update --as-of`, else the file's modification time).
  */
-import ipaddr from 'ipaddr.js';
 import { FeedError } from '../feed-error.ts';
-import { imported, type ImportedFeed } from './imported-feed.ts';
+import { parseStrictRange } from '../strict-address.ts';
+import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
 
 export function importTorBulkExitList(bytes: Buffer, fetchedAt: Date): ImportedFeed {
   const lines: string[] = [];
@@ -15,10 +15,9 @@ export function importTorBulkExitList(bytes: Buffer, fetchedAt: Date): ImportedF
     const entry = text[i]!.trim();
     if (entry === '' || entry.startsWith('#')) continue;
     // Addresses only: a CIDR or anything else means this is not the exit list (an error page, say).
-    if (!ipaddr.isValid(entry) || entry.includes('/')) {
-      throw new FeedError(`line ${i + 1}: not an IP address`);
-    }
-    const address = ipaddr.parse(entry).toString();
+    const range = entry.includes('/') ? 'a CIDR' : parseStrictRange(entry, FEED_LIMITS.torExits.minPrefix);
+    if (typeof range === 'string') throw new FeedError(`line ${i + 1}: not an IP address: ${range}`);
+    const address = range.address.toString();
     if (seen.has(address)) continue;
     seen.add(address);
     lines.push(address);
