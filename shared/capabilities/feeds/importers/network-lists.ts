@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { dataPackages, packageDataAsOf } from '../../../resolution/data-packages.ts';
 import { FeedError } from '../feed-error.ts';
+import { asListExclusion } from './as-list-agreement.ts';
 import { imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
 
 /** Service names of the providers whose server lists are read, by file name. */
@@ -157,7 +158,13 @@ export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hostin
     const { prefixes, names, asOf } = routedPrefixes(new Set(listed.keys()));
     if (Number.isNaN(asOf.getTime())) throw new FeedError('the routing table has no known date');
     const lines: string[] = [];
+    const left: string[] = [];
     for (const [asn, listName] of listed) {
+      const why = prefixes.has(asn) ? asListExclusion(target, asn, names.get(asn)) : undefined;
+      if (why !== undefined) {
+        left.push(`AS${asn} ${why}`);
+        continue;
+      }
       const name = target === 'vpnProxy' ? listName || names.get(asn) : names.get(asn) || listName;
       const suffix = name ? ` # ${name}` : '';
       for (const cidr of prefixes.get(asn) ?? [])
@@ -166,7 +173,10 @@ export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hostin
     const dated = new Date(Math.min(fetchedAt.getTime(), asOf.getTime()));
     return imported(
       target,
-      `${label}: ${listed.size} autonomous systems, prefixes from @ip-location-db/asn ${dataPackages().asn.version}`,
+      `${label}: ${listed.size} autonomous systems, prefixes from @ip-location-db/asn ${dataPackages().asn.version}` +
+        (left.length > 0
+          ? `; left out, own network type disagrees (as-list-agreement.ts): ${left.join(', ')}`
+          : ''),
       dated,
       lines,
     );
