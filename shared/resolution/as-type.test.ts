@@ -63,10 +63,38 @@ describe('classifyAs', () => {
     expect(classifyAs(2, 'Cyprus Telecommunications Authority')).toBe('isp');
     expect(classifyAs(2, 'Telefonica Moviles del Uruguay SA')).toBe('mobile');
     expect(classifyAs(2, 'Automobile Club Deutschland')).toBe('business');
-    // "colo" is a word of its own, not the start of Colombia; a ghost is no host.
+    // "colo" is not the start of Colombia; a ghost is no host.
     expect(classifyAs(2, 'HUGHES DE COLOMBIA S.A.S.')).not.toBe('hosting');
     expect(classifyAs(2, 'GHOST Telecom')).toBe('isp');
-    expect(classifyAs(2, 'Easyhost BVBA')).toBe('hosting');
+  });
+
+  it('reads hosting words as words, after the institutions that may carry them', () => {
+    // A word inside another word is not that word; a bare "colo" in a handle is no colocation.
+    for (const name of [
+      'FIBERHOST S.A.',
+      'MUSA-COLO-01 - MURPHY OIL USA',
+      'BBDO-COLO - BBDO NY',
+      'The Observer Group',
+      'Easyhost BVBA',
+    ])
+      expect(classifyAs(2, name), name).not.toBe('hosting');
+    expect(classifyAs(2, 'CITY OF ST. CLOUD')).toBe('government');
+    expect(classifyAs(2, 'St. Cloud State University')).toBe('education');
+    expect(classifyAs(2, 'Saint Cloud Hospital')).toBe('business');
+    for (const name of [
+      'Serverius Holding B.V.',
+      'Hostinger-like Hosting Ltd',
+      'NHNCLOUD',
+      'Right Servers Inc.',
+    ])
+      expect(classifyAs(2, name), name).toBe('hosting');
+  });
+
+  it('reads "wireless" as fixed-wireless access, and conglomerates as no operator', () => {
+    for (const name of ['Surf Air Wireless, LLC', 'Montana Outback Wireless Inc.', 'NET WIRELESS S.R.L.'])
+      expect(classifyAs(2, name), name).toBe('isp');
+    for (const name of ['Reliance Industries Limited', 'Liberty Holdings Limited - Liberty Holdings Limited'])
+      expect(classifyAs(2, name), name).not.toBe('isp');
   });
 
   it('knows telecom operators by the names of the MCC-MNC list', () => {

@@ -12,15 +12,18 @@
  * 2. Hosting providers by brand at the start of the registered name ("Leaseweb USA, Inc.",
  *    "Kamatera Inc", "G-Core Labs S.A."): a provider registers new ASes under the same name, so
  *    the brand catches those the curated list has not met yet.
- * 3. Keywords in the registered name. A keyword that is also part of unrelated words is matched
- *    at word boundaries ("SoftBank" is not a bank, a ghost is no host); telecom words match
- *    inside compounds ("Rostelecom", "Kazakhtelecom"). Tried in the order of NAME_RULES: hosting first
- *    ("XYZ Cloud Telecom" is a data centre), government before business (a "Federal Deposit
- *    Insurance Corporation" is an agency; a "Federal Credit Union" is kept out by name).
- *    Registered names are chosen by the network's owner, so this is a heuristic.
+ * 3. Keywords in the registered name, matched as words or word starts ("SoftBank" is not a
+ *    bank, FIBERHOST no host); telecom words match inside compounds ("Rostelecom",
+ *    "Kazakhtelecom"). Tried in the order of NAME_RULES: institutions first (a "City of St.
+ *    Cloud" is a city), then hosting ("XYZ Cloud Telecom" is a data centre); government before
+ *    business (a "Federal Deposit Insurance Corporation" is an agency; a "Federal Credit Union"
+ *    is kept out by name). Registered names are chosen by the network's owner, so this is a
+ *    heuristic.
  * 4. A name no keyword matches but that is, or starts with, a mobile network operator's name in
  *    the MCC-MNC list (mobile-operators.ts: "Orange S.A.", "Vodafone GmbH") is a telecom
- *    operator's access network (`isp`).
+ *    operator's access network (`isp`). A conglomerate that shares a brand with an operator
+ *    ("Reliance Industries", "Liberty Holdings") is not one (mobile-operators.ts); a business
+ *    that holds a network code for a private radio network ("PGE Systemy") is curated.
  * A name nothing matches stays `unknown` rather than being guessed. as-type-coverage.test.ts runs
  * the rule over the installed AS table and bounds the unknown share of routed IPv4 space.
  */
@@ -72,32 +75,51 @@ const HOSTING_BRANDS: readonly [string, RegExp][] = [
   ['SAKURA Internet', /^sakura internet\b/i],
 ];
 
+const BRAND_OPERATORS: ReadonlySet<string> = new Set(HOSTING_BRANDS.map(([operator]) => operator));
+
+/** A hosting company known by brand (HOSTING_BRANDS), which rents servers to anyone. */
+export function isHostingBrand(operator: string): boolean {
+  return BRAND_OPERATORS.has(operator);
+}
+
 /**
- * Keyword rules, first match wins. Words that name a network's owner only weakly (a county, an
- * authority, a clinic) come after the access-network words, so "Bulloch County Rural Telephone
- * Cooperative" and "Cyprus Telecommunications Authority" stay access networks.
+ * Keyword rules, first match wins. Keywords match whole words or the start of a word, not any
+ * substring: "FIBERHOST" is no host, an "Observer" no server, and a handle such as
+ * "MUSA-COLO-01" (Murphy Oil) or "BBDO-COLO" says nothing about colocation, so a bare "colo" is
+ * not read at all. Institutions come first: a city, a county, a university or a bank whose name
+ * happens to carry a hosting word ("City of St. Cloud") is that institution. Words that name a
+ * network's owner only weakly (a county, an authority, a clinic) come after the access-network
+ * words, so "Bulloch County Rural Telephone Cooperative" and "Cyprus Telecommunications
+ * Authority" stay access networks. "Wireless" alone is a fixed-wireless access provider far
+ * more often than a mobile operator, so it reads as `isp`.
  */
 const NAME_RULES: readonly [AsType, RegExp][] = [
   [
-    'hosting',
-    /hosting|\bhost|(?<!g)host\b|\bcolo(?:center|city|up)|cloud|data ?cent(?:er|re)|server|\bvps\b|\bvds\b|colocation|\bcolo\b|dedicated|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|registrar/i,
-  ],
-  ['mobile', /(?<!auto)mobile|wireless|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
-  [
     'education',
-    /universi(?:t|dad|dade)|college|school|academ|\beduca|\bedu\b|polytechnic|hochschule|institute of (?:science|technology)|instituto tecnol|research (?:and education )?network|research institute|institute for research|\bforschung|\bensino\b|supercomput|\blibrary\b/i,
+    /universi(?:t|dad|dade)|\bcolleges?\b|\bschools?\b|\bacadem|\beduca|\bedu\b|polytechnic|hochschule|institute of (?:science|technology)|instituto tecnol|research (?:and education )?network|research institute|institute for research|\bforschung|\bensino\b|supercomput|\blibrary\b/i,
   ],
   [
     'government',
-    /government|ministry|minist[eè]re|ministerio|\bgov\b|federal(?! credit union| savings)|parliament|municipal|city of|county of|state of|department of|\bdod\b|defen[cs]e|\barmy\b|\bnavy\b|air force|usaisc|national (?:accelerator )?laborator/i,
+    /government|ministry|minist[eè]re|ministerio|\bgov\b|federal(?! credit union| savings)|parliament|municipal|\bcity of\b|\bcounty of\b|\bstate of\b|department of|\bdod\b|defen[cs]e|\barmy\b|\bnavy\b|air force|usaisc|national (?:accelerator )?laborator/i,
   ],
   [
     'business',
-    /(?<!soft|data)bank(?:ing|s|en|asi|a|inn)?\b|\bbanco\b|\bbanque\b|credit union|insurance|assurance|versicherung|airlines?\b|airways|hospital|pharma|automotive|automobile|logistics|retail|manufactur|railroad|railway/i,
+    /(?<!soft|data|gigabit|rack)bank(?:ing|s|en|asi|a|inn)?\b|\bbanco\b|\bbanque\b|credit union|insurance|assurance|versicherung|airlines?\b|airways|hospital|pharma|automotive|automobile|logistics|retail|manufactur|railroad|railway/i,
   ],
   [
+    'hosting',
+    /(?<!g)hosting|\bhost(?!el|ess|ile|age)|\bwebhost|(?<!\b(?:st\.?|saint) )\bcloud|cloud\b|\bdata ?cent(?:er|re)s?\b|\bdatacent(?:er|re)|\bserver|\bvps\b|\bvds\b|\bcolocation\b|\bcolo(?:center|city|up)\b|\bdedicated\b|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|\bregistrar\b/i,
+  ],
+  // IT service companies named for information and communication ("NICE Information &
+  // Telecommunication", "Lotte Data Communication") run their group's systems, not access.
+  [
+    'business',
+    /\b(?:information|data)\s+(?:(?:&|and)\s+)?(?:tele)?communications?\b(?!.*\b(?:authority|ministry)\b)/i,
+  ],
+  ['mobile', /\bmobile\b|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
+  [
     'isp',
-    /tele(?:com|kom|communication|fon|phone|cable)|\btelco(?:m)?\b|telecomunica|communicat|comunica[cç]|kommunikation|broadband|cable|\bcatv\b|\bkabel|fib(?:er|re|ra)|\bftth\b|\bdsl\b|internet|\bisp\b|\bnet(?:works?)?\b|networking|\bonline\b|iletisim|haberlesme|svyaz|\bprovedor|\binfocomm\b|\bwisp\b|\bwi-?fi\b|\bpostel\b|ertebat|p\.r\.china|^[a-z]+, ?\d{6}$/i,
+    /tele(?:com|kom|communication|fon|phone|cable)|\btelco(?:m)?\b|telecomunica|communicat|comunica[cç]|kommunikation|broadband|cable|\bcatv\b|\bkabel|\bfib(?:er|re|ra)|\bftth\b|\bdsl\b|internet|\bisp\b|\bnet(?:works?)?\b|networking|\bonline\b|iletisim|haberlesme|svyaz|\bprovedor|\binfocomm\b|\bwisp\b|wi-?fi\b|wireless|\btel(?:kom|net)\b|\bkomunika|\bakses\b|\bverkko|\bpostel\b|ertebat|p\.r\.china|^[a-z]+, ?\d{6}$/i,
   ],
   [
     'government',
@@ -113,9 +135,25 @@ const NAME_RULES: readonly [AsType, RegExp][] = [
 function classifyName(name: string): AsClass {
   for (const [operator, pattern] of HOSTING_BRANDS)
     if (pattern.test(name)) return { type: 'hosting', operator };
-  for (const [type, pattern] of NAME_RULES) if (pattern.test(name)) return { type };
-  return { type: isOperatorName(name) ? 'isp' : 'unknown' };
+  let type: AsType = 'unknown';
+  for (const [ruled, pattern] of NAME_RULES) {
+    if (pattern.test(name)) {
+      type = ruled;
+      break;
+    }
+  }
+  if (type !== 'isp' && type !== 'unknown') return { type };
+  if (!isOperatorName(name)) return { type };
+  // A mobile network operator of the MCC-MNC list whose name says mobile, even inside a
+  // compound ("Lycamobile", "Afghan Wireless Communication Company"), is a mobile network,
+  // unless the name also says fixed lines ("Cable & Wireless Panama"); other operators are
+  // convergent telecoms, read as access networks.
+  const mobile = MOBILE_OPERATOR_WORDS.test(name) && !FIXED_ACCESS_WORDS.test(name);
+  return { type: mobile ? 'mobile' : 'isp' };
 }
+
+const MOBILE_OPERATOR_WORDS = /mobil|wireless|cellular|celular|m[oó]vil/i;
+const FIXED_ACCESS_WORDS = /cable|kabel|\bfib(?:er|re|ra)|\bdsl\b|\bftth\b|broadband|\bcatv\b/i;
 
 /** One classification per AS name, kept: the rules run once per AS, not once per request. */
 const classified = new Map<string, AsClass>();

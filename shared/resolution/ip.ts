@@ -27,7 +27,10 @@ export interface IpFacts {
   /** Registry (whois) country of the allocation, ISO 3166-1 alpha-2. */
   country_code?: string;
   continent?: string;
-  /** On a listed hosting range, or on an AS whose type is `hosting`: the two always agree. */
+  /**
+   * On an AS whose type is `hosting`, or on a listed hosting range of an AS of unknown type
+   * (which is then typed `hosting`): `as_type` and `hosting` always agree.
+   */
   hosting: boolean;
   vpn: boolean;
   proxy: boolean;
@@ -160,9 +163,17 @@ export function resolveIp(
     facts.asn = `AS${located.asn}`;
     if (name) facts.as_name = name;
     const { type, operator } = classifyAsWithOperator(located.asn, name);
-    if (type !== 'unknown') facts.as_type = type;
     if (operator) facts.network_operator = operator;
-    facts.hosting = listedHosting || type === 'hosting';
+    // A hosting range list never overrides the network's own type: a listed range counts where
+    // the AS is hosting or of unknown type (and then the AS is read as hosting), not in a
+    // university's, a city's or an access network's space. So `as_type` and `hosting` agree.
+    facts.hosting = type === 'hosting' || (listedHosting && type === 'unknown');
+    if (facts.hosting) facts.as_type = 'hosting';
+    else if (type !== 'unknown') facts.as_type = type;
+    if (listedHosting && !facts.hosting && facts.services) {
+      delete facts.services.hosting;
+      if (facts.services.vpn_proxy === undefined) delete facts.services;
+    }
   }
   if (located.country !== undefined) {
     facts.country_code = located.country;

@@ -32,6 +32,17 @@ const TOO_COMMON = new Set(
   ).split(' '),
 );
 
+/**
+ * Words of a conglomerate's or another business's name: an AS name that only starts with an
+ * operator's brand and carries one of these ("Reliance Industries", "Liberty Holdings") is
+ * that business, not the operator.
+ */
+const NOT_AN_OPERATOR = new Set(
+  'industries industry holding holdings insurance assurance bank energy energia oil gas mining retail'.split(
+    ' ',
+  ),
+);
+
 function words(name: string): string[] {
   const ws = name
     .toLowerCase()
@@ -76,6 +87,7 @@ export function isOperatorName(asName: string): boolean {
   names ??= loadNames();
   const ws = words(asName);
   if (names.exact.has(ws.join(' '))) return true;
+  if (ws.some((w) => NOT_AN_OPERATOR.has(w))) return false;
   for (let n = Math.min(4, ws.length); n >= 1; n--)
     if (names.prefixes.has(ws.slice(0, n).join(' '))) return true;
   return false;

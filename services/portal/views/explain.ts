@@ -50,6 +50,21 @@ const RESOLUTION_LABELS: Record<string, string> = {
   bogon: 'Reserved address',
 };
 
+/**
+ * The AS number and name come from @ip-location-db/asn (RouteViews, DB-IP and the NRO, CC BY
+ * 4.0): DB-IP asks for a link to it on every page that shows results of its data, and CC BY
+ * asks for credit to each source (infra/feeds/NOTICE).
+ */
+export function asDataAttribution(ip: Record<string, unknown> | undefined): SafeHtml {
+  if (!ip || (ip.asn === undefined && ip.as_name === undefined)) return html``;
+  return html`<p class="hint" id="explain-as-attribution">
+    AS data: <a href="https://db-ip.com">IP Geolocation by DB-IP</a>,
+    <a href="https://www.routeviews.org/">RouteViews</a> and the <a href="https://www.nro.net/">NRO</a>, under
+    <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>, modified (merged and classified by
+    this service).
+  </p>`;
+}
+
 const shown = (v: unknown) => (typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v));
 
 function resolutionList(title: string, id: string, r: Record<string, unknown> | undefined): SafeHtml {
@@ -196,7 +211,8 @@ export function explainPage(
               <div class="resolutions">
                 ${resolutionList('Phone number', 'explain-phone', ev.subject.phone_number)}
                 ${resolutionList('IP address', 'explain-ip', ev.subject.ip_address)}
-              </div>`
+              </div>
+              ${asDataAttribution(ev.subject.ip_address)}`
           : ''
       }
       ${

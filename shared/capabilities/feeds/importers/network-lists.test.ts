@@ -62,10 +62,29 @@ describe('VPN and data-centre network lists', () => {
     expect(feed.records).toBeGreaterThan(100);
     expect(feed.lines).toContain('1.1.1.0/24 # Cloudflare, Inc.');
     expect(feed.asOf.getTime()).toBeLessThanOrEqual(FETCHED.getTime());
+    // AS209854 (Cyberzone S.A.) is Surfshark's own network.
     const vpn = importAsnList('vpnProxy', 'VPN provider AS list')(
-      Buffer.from('AS13335 # Example VPN\n'),
+      Buffer.from('AS209854 # Surfshark\n'),
       FETCHED,
     );
-    expect(vpn.lines).toContain('1.1.1.0/24,vpn # Example VPN');
+    expect(vpn.lines).toContain('5.182.103.0/24,vpn # Surfshark');
+  });
+
+  it('leaves out the systems whose own network type disagrees with the list, saying which', () => {
+    // A university the data-centre list names is not hosting; a hosting company VPN providers
+    // rent servers from (M247, Cloudflare here) is not a VPN network as a whole.
+    const hosting = importAsnList('hosting', 'data-centre AS list')(
+      Buffer.from('AS37170 # UNILAG, NG\nAS13335 # Cloudflare\n'),
+      FETCHED,
+    );
+    expect(hosting.lines.some((l) => l.startsWith('196.45.48.0/20'))).toBe(false);
+    expect(hosting.lines).toContain('1.1.1.0/24 # Cloudflare, Inc.');
+    expect(hosting.source).toContain('AS37170 education');
+    const vpn = importAsnList('vpnProxy', 'VPN provider AS list')(
+      Buffer.from('AS9009 # M247, GB (NordVPN)\nAS13335 # Example VPN\nAS209854 # Surfshark\n'),
+      FETCHED,
+    );
+    expect(vpn.lines.every((l) => l.endsWith('# Surfshark'))).toBe(true);
+    expect(vpn.source).toContain('AS9009 hosting company M247');
   });
 });

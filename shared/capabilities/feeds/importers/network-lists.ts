@@ -16,6 +16,7 @@ import ipaddr from 'ipaddr.js';
 import { dataPackages, packageDataAsOf } from '../../../resolution/data-packages.ts';
 import { FeedError } from '../feed-error.ts';
 import { parseStrictRange, type PrefixFloor } from '../strict-address.ts';
+import { asListExclusion } from './as-list-agreement.ts';
 import { FEED_LIMITS, imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
 
 /** Service names of the providers whose server lists are read, by file name. */
@@ -183,7 +184,13 @@ export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hostin
     if (Number.isNaN(asOf.getTime())) throw new FeedError('the routing table has no known date');
     const lines: string[] = [];
     const floor = FEED_LIMITS[target].minPrefix;
+    const left: string[] = [];
     for (const [asn, listName] of listed) {
+      const why = prefixes.has(asn) ? asListExclusion(target, asn, names.get(asn)) : undefined;
+      if (why !== undefined) {
+        left.push(`AS${asn} ${why}`);
+        continue;
+      }
       const name = target === 'vpnProxy' ? listName || names.get(asn) : names.get(asn) || listName;
       const suffix = name ? ` # ${name}` : '';
       for (const cidr of prefixes.get(asn) ?? []) {
@@ -196,7 +203,10 @@ export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hostin
     const dated = new Date(Math.min(fetchedAt.getTime(), asOf.getTime()));
     return imported(
       target,
-      `${label}: ${listed.size} autonomous systems, prefixes from @ip-location-db/asn ${dataPackages().asn.version}`,
+      `${label}: ${listed.size} autonomous systems, prefixes from @ip-location-db/asn ${dataPackages().asn.version}` +
+        (left.length > 0
+          ? `; left out, own network type disagrees (as-list-agreement.ts): ${left.join(', ')}`
+          : ''),
       dated,
       lines,
     );
