@@ -35,7 +35,7 @@ import {
   type DemoCredential,
 } from './demo-credentials.ts';
 import { serviceRedisEnv, type RedisService } from './redis-users.ts';
-import { SEED_MAX_DATA_AGE_S } from './seed-data-age.ts';
+import { staleDataLines, type HealthCapability } from './stale-data.ts';
 import { applyEnv, clusterTopology, singleTopology } from './start-topology.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -129,7 +129,8 @@ function writeServices(): void {
 
 /** Each service logs in to Redis as its own ACL user, as in the compose deployment. */
 function launch(name: string, entry: string, user: RedisService, env: Record<string, string> = {}): Child {
-  const merged = { CAPABILITY_MAX_DATA_AGE_S: SEED_MAX_DATA_AGE_S, ...process.env, ...env };
+  // The capabilities' own maximum data ages: health shows the seed data as old as it is.
+  const merged = { ...process.env, ...env };
   const spawnIt = () => {
     const proc = spawn(process.execPath, [entry], {
       cwd: ROOT,
@@ -263,7 +264,20 @@ await Promise.all([
   waitReady(`http://127.0.0.1:${PORTAL_PORT}/livez`),
 ]);
 
+/** What health says of stale data, for the banner; nothing if health cannot be read. */
+async function staleData(): Promise<string> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${API_PORTS[0]}/v1/health`);
+    const body = (await res.json()) as { capabilities: Record<string, HealthCapability> };
+    const lines = staleDataLines(body.capabilities, Date.now());
+    return lines.length > 0 ? `\n${lines.join('\n')}\n` : '';
+  } catch {
+    return '';
+  }
+}
+
 const bureau = demo.find((d) => d.tier === 'bureau')!;
+const staleNote = await staleData();
 console.log(`
 Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
 
@@ -277,7 +291,7 @@ Fraud risk scoring is up in ${((performance.now() - t0) / 1000).toFixed(1)} s.
   ClickHouse   ${cfg.CLICKHOUSE_URL} (database ${cfg.CLICKHOUSE_DATABASE}; clickhouse-client --query "SELECT count() FROM ${cfg.CLICKHOUSE_DATABASE}.scores")
 ${topology.describe(topologyEnv)}
 ${demoSummary(DEMO_FILE, demo)}
-
+${staleNote}
 Try it with the bureau key (read from the file, so it is not in this output):
   KEY=$(node -p "require('${DEMO_FILE}').bureau.api_key")
   curl -s http://127.0.0.1:${API_PORTS[0]}/v1/score \\

@@ -80,10 +80,12 @@ export class Scorer {
     const now = Date.now();
     const unavailable = new Set<ComponentKey>();
     const degraded: ComponentKey[] = [];
+    const stale = new Set<ComponentKey>();
     let networksStale = false;
     for (const cap of this.deps.capabilities) {
       if (!cap.consulted(subject, consultsLedger)) continue;
-      if (cap.name === 'ip_network_type') networksStale = snapshots.dataStale(cap, now, snaps);
+      if (snapshots.dataStale(cap, now, snaps)) stale.add(cap.name);
+      if (cap.name === 'ip_network_type') networksStale = stale.has(cap.name);
       const status = snapshots.status(cap, now, snaps);
       // A missing ledger version shows in the lookup's own answer (unavailable).
       if (status === 'unavailable') {
@@ -98,6 +100,7 @@ export class Scorer {
       overlays: { hosting: d.ip_network_type?.hosting, tor: d.ip_tor_exit, vpnProxy: d.ip_vpn_proxy },
       ndcRisk: d.ndc_range_risk,
       unavailable,
+      stale,
       data: d,
     };
     return { sources, degraded };

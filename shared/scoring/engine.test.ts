@@ -247,6 +247,41 @@ describe('score', () => {
     expect(exclusions(true)).toEqual([]);
   });
 
+  it('takes no reassurance from a Tor or VPN list past its maximum data age', () => {
+    const scored = (stale: string[]) =>
+      score({
+        evidence: { ip: ip({ country_code: 'DE' }), stale: new Set(stale) },
+        version,
+        context: ctx({ operating_countries: ['DE'] }),
+      });
+    expect(scored([]).benign_exclusions).toEqual(['IP_NOT_ANONYMISED', 'ACCESS_IP_IN_EXPECTED_GEOGRAPHY']);
+    for (const key of ['ip_tor_exit', 'ip_vpn_proxy']) {
+      const out = scored([key]);
+      expect(out.benign_exclusions, key).toEqual([]);
+      expect(
+        out.components.find((c) => c.component === key),
+        key,
+      ).toMatchObject({
+        verdict: 'no_match',
+        detail: 'IP_ANONYMISER_LIST_STALE',
+        contribution: 0,
+      });
+      expect(
+        out.components.filter((c) => c.verdict === 'clean').map((c) => c.component),
+        key,
+      ).not.toContain(key);
+    }
+  });
+
+  it('still counts what a stale list names', () => {
+    const out = score({ evidence: { ip: ip({ tor: true }), stale: new Set(['ip_tor_exit']) }, version });
+    expect(out.components.find((c) => c.component === 'ip_tor_exit')).toMatchObject({
+      verdict: 'adverse',
+      detail: 'IP_TOR_EXIT',
+      contribution: 35,
+    });
+  });
+
   it('names unavailable capabilities in degraded_sources', () => {
     const out = score({ evidence: { reputation: 'unavailable' }, version, degraded: ['ip_tor_exit'] });
     expect(out.degraded_sources.sort()).toEqual(['ip_tor_exit', 'reputation_ledger']);

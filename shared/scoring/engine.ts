@@ -300,7 +300,19 @@ function shiftBand(band: Band, effect: ContextEffect): Band {
   return BAND_ORDER[Math.max(0, Math.min(BAND_ORDER.length - 1, i))]!;
 }
 
-function benignExclusions(evidence: Evidence, context: Context | undefined): BenignExclusion[] {
+/**
+ * The capabilities that can vouch that an address is not anonymised: those whose codes include
+ * the shared clean code (the Tor exit and the VPN/proxy lists).
+ */
+const ANONYMISER_LISTS: readonly ComponentKey[] = COMPONENT_ORDER.filter(
+  (c) => 'IP_NOT_ANONYMISED' in c.codes,
+).map((c) => c.key);
+
+function benignExclusions(
+  evidence: Evidence,
+  context: Context | undefined,
+  components: readonly ComponentResult[],
+): BenignExclusion[] {
   const out: BenignExclusion[] = [];
   const geo = context?.geography;
   const operating = new Set(geo?.operating_countries ?? []);
@@ -314,12 +326,14 @@ function benignExclusions(evidence: Evidence, context: Context | undefined): Ben
     }
   }
   const ip = evidence.ip;
-  const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
-  // Without the Tor or VPN lists nobody can say the address is not anonymised.
-  const listsMissing = evidence.unavailable?.has('ip_tor_exit') || evidence.unavailable?.has('ip_vpn_proxy');
+  // Only lists that answered `clean` vouch: one that is missing, past its maximum data age (its
+  // silence is no reassurance) or that places the address in Tor-operator space does not.
+  const vouched = ANONYMISER_LISTS.every((key) =>
+    components.some((c) => c.component === key && c.verdict === 'clean'),
+  );
   // A hosting or VPS address is where anonymising services run: the Tor and VPN lists not
   // naming it is no reassurance, so it earns neither exclusion.
-  if (ip && !ip.bogon && !ip.hosting && !anonymised && !listsMissing) {
+  if (ip && !ip.bogon && !ip.hosting && vouched) {
     out.push('IP_NOT_ANONYMISED');
     if (ip.country_code && expected.has(ip.country_code)) out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');
   }
@@ -444,7 +458,7 @@ export function score(input: ScoreInput): Scored {
     score_basis: `riskier than ${scoreValue} % of subjects in the reference population of ${version.id}`,
     components,
     ...(primary ? { primary_risk_factor: primary } : {}),
-    benign_exclusions: benignExclusions(evidence, context),
+    benign_exclusions: benignExclusions(evidence, context, components),
     ...(contextApplied ? { context_applied: contextApplied } : {}),
     subject: resolution(evidence),
     services: namedServices(evidence),

@@ -23,6 +23,12 @@ export interface Evidence {
   reputation?: Reputation;
   /** Components whose data is missing altogether: verdict unavailable, no contribution. */
   unavailable?: ReadonlySet<ComponentKey>;
+  /**
+   * Components whose data is older than its maximum data age: what it lists still counts, but a
+   * list that does not name the subject is no reassurance (no `clean` verdict from it). Keyed by
+   * plain strings: the findings that read it are what the component keys are derived from.
+   */
+  stale?: ReadonlySet<string>;
   /** Each capability's data as this node decoded it, by component key: what its finding reads. */
   data?: CapabilityData;
 }
@@ -39,6 +45,8 @@ export interface EvidenceSources {
   overlays?: IpOverlays;
   ndcRisk?: NdcRisk;
   unavailable?: ReadonlySet<ComponentKey>;
+  /** Components whose data is past its maximum data age (see Evidence.stale). */
+  stale?: ReadonlySet<string>;
   data?: CapabilityData;
 }
 
@@ -71,6 +79,7 @@ export function gatherEvidence(
     );
   if (reputation !== undefined) evidence.reputation = reputation;
   if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;
+  if (sources.stale && sources.stale.size > 0) evidence.stale = sources.stale;
   if (sources.data) evidence.data = sources.data;
   return evidence;
 }

@@ -63,9 +63,20 @@ const UNCLASSIFIED: Case[] = [
   { name: 'UK access ISP without a type', subject: { ip_address: '81.2.69.142' } },
 ];
 
+/**
+ * Unlisted addresses in networks the Tor exit list shows to be run for exits (Tor-operator space):
+ * at least `medium`, though no list names them.
+ */
+const TOR_OPERATOR_SPACE: Case[] = [
+  { name: 'Foundation for Applied Privacy, unlisted', subject: { ip_address: '109.70.100.50' } },
+  { name: 'DFRI, unlisted', subject: { ip_address: '171.25.193.200' } },
+  { name: 'Quintex, a /24 of its AS the list names no exit in', subject: { ip_address: '204.8.99.20' } },
+];
+
 /** Evidence that is only elevated (no adverse component): never `critical`. */
 const ELEVATED_ONLY: Case[] = [
   { name: 'VPN endpoint', subject: { ip_address: '146.70.1.1' } },
+  ...TOR_OPERATOR_SPACE,
   { name: 'premium-rate range', subject: { phone_number: '+449012345678' } },
   { name: 'hosting network', subject: { ip_address: '2.24.0.1' } },
 ];
@@ -136,6 +147,10 @@ describe(`panel of known subjects under the default version (${DEFAULT_VERSION.i
       expect(bandOf(c, posture)).toSatisfy((b: Band) => atMost(b, 'low'));
       expect(bandOf(c, posture, FOREIGN)).toSatisfy((b: Band) => atMost(b, 'low'));
     }
+  });
+
+  it.each(TOR_OPERATOR_SPACE.map((c) => [c.name, c] as const))('%s is medium or above', (_n, c) => {
+    expect(bandOf(c, 'balanced')).toSatisfy((b: Band) => atLeast(b, 'medium'));
   });
 
   it.each(ELEVATED_ONLY.map((c) => [c.name, c] as const))('%s never reaches critical', (_n, c) => {

@@ -97,6 +97,19 @@ const POINTS_2026_12: VersionDefinition['points'] = {
   SOURCE_UNAVAILABLE: 0,
 };
 
+/**
+ * 2026.12.3: 2026.12.2's points plus Tor-operator space (IP_TOR_OPERATOR_NETWORK, an address the
+ * exit list does not name in a network the list shows to be run for Tor exits). It weighs 20:
+ * below a listed exit (35), since the address may not carry an exit; above a VPN endpoint (15),
+ * since exits join these networks by the hour and the address is never a subscriber's line. A
+ * stale list's silence (IP_ANONYMISER_LIST_STALE) is missing evidence and weighs nothing.
+ */
+const POINTS_2026_12_3: VersionDefinition['points'] = {
+  ...POINTS_2026_12,
+  IP_TOR_OPERATOR_NETWORK: 20,
+  IP_ANONYMISER_LIST_STALE: 0,
+};
+
 /** At most 1 % critical, 5 % high or above, 15 % medium or above, 30 % low or above. */
 const RATE_CAPS_2026_12: BandFloors = { critical: 0.01, high: 0.05, medium: 0.15, low: 0.3 };
 
@@ -167,6 +180,17 @@ export const VERSION_DEFINITIONS: readonly VersionDefinition[] = [
     id: '2026.12.2',
     status: 'live',
     points: POINTS_2026_12,
+    bandRateCaps: RATE_CAPS_2026_12,
+    bandMinShare: MIN_SHARE_2026_12_2,
+    gates: GATES_2026_12,
+    postureShift: 1,
+  },
+  {
+    // Networks run for Tor exits count: 2026.12.2 with IP_TOR_OPERATOR_NETWORK scored, so an exit
+    // that joined its operator's network after the list was taken is at least `medium`.
+    id: '2026.12.3',
+    status: 'live',
+    points: POINTS_2026_12_3,
     bandRateCaps: RATE_CAPS_2026_12,
     bandMinShare: MIN_SHARE_2026_12_2,
     gates: GATES_2026_12,

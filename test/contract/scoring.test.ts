@@ -388,7 +388,8 @@ describe('POST /v1/score responses against the running API', () => {
       { id: '2026.11.0', status: 'live', default: false },
       { id: '2026.12.0', status: 'live', default: false },
       { id: '2026.12.1', status: 'candidate', default: false },
-      { id: '2026.12.2', status: 'live', default: true },
+      { id: '2026.12.2', status: 'live', default: false },
+      { id: '2026.12.3', status: 'live', default: true },
     ]);
     // Each version publishes its measured band rates; the default uses every band and meets the caps.
     const rates = body.score_versions.find((v) => v.default)!.band_rates;

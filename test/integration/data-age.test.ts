@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_MAX_DATA_AGE_S } from '../../infra/local/seed-data-age.ts';
+import { staleDataLines } from '../../infra/local/stale-data.ts';
 import { HealthResponse, type ScoreResponse } from '../../shared/contract/response.ts';
 import { unlinkPrefix } from '../../infra/harness/feed-server.ts';
 import { orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
@@ -89,6 +90,33 @@ describe('data age: data_as_of, records and stale in health; unallocated space n
     expect(tor.degraded_sources).toContain('ip_tor_exit');
     // Stale data is still used.
     expect(tor.components!.find((c) => c.component === 'ip_tor_exit')!.verdict).toBe('adverse');
+  });
+
+  it('a stale Tor list vouches for no address it does not name: no IP_NOT_ANONYMISED, no clean', async () => {
+    // A UK access ISP's subscriber: neither list names it, and it is no hosting network.
+    const out = await scored('81.2.69.142');
+    expect(out.degraded_sources).toContain('ip_tor_exit');
+    expect(out.benign_exclusions ?? []).not.toContain('IP_NOT_ANONYMISED');
+    expect(out.components!.find((c) => c.component === 'ip_tor_exit')).toMatchObject({
+      verdict: 'no_match',
+      detail: 'IP_ANONYMISER_LIST_STALE',
+      contribution: 0,
+    });
+    // The VPN list is within its (raised) limit: it still says clean, but one list cannot vouch alone.
+    expect(out.components!.find((c) => c.component === 'ip_vpn_proxy')!.verdict).toBe('clean');
+    expect(out.components!.filter((c) => c.verdict === 'clean').map((c) => c.component)).not.toContain(
+      'ip_tor_exit',
+    );
+  });
+
+  it("the start banner's lines name the stale data sets and the command that refreshes them", async () => {
+    const lines = staleDataLines((await health()).capabilities, Date.now()).join('\n');
+    expect(lines).toMatch(/ip_tor_exit +data of 2026-01-01, \d+ days old \(maximum 1 day\)/);
+    expect(lines).toMatch(
+      /npm run feeds:update -- .*--from https:\/\/check\.torproject\.org\/torbulkexitlist /,
+    );
+    expect(lines).toContain('npm run --silent refresh -- ip_tor_exit');
+    expect(lines).not.toMatch(/^ +ip_vpn_proxy /m);
   });
 
   it("/metrics: the age of each capability's data and whether it is stale", async () => {

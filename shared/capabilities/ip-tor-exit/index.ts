@@ -4,13 +4,14 @@ import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
-import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+import { IP_ANONYMISER_LIST_STALE, IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+import { TOR_EXIT_CODES, torExitFinding } from './finding.ts';
 
 /** Whether the address is a Tor exit: the Tor Project's bulk exit list. */
 export const ipTorExit = defineCapability({
   key: 'ip_tor_exit',
   description: 'Whether the address is a Tor exit node.',
-  codes: { IP_TOR_EXIT: 'The address is a Tor exit node.', ...IP_NOT_ANONYMISED },
+  codes: { ...TOR_EXIT_CODES, ...IP_NOT_ANONYMISED, ...IP_ANONYMISER_LIST_STALE },
   tier: 'assess',
   kind: 'snapshot',
   feeds: ['torExits'],
@@ -38,10 +39,5 @@ export const ipTorExit = defineCapability({
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
-  finding: ({ ip }) => {
-    if (!ip) return undefined;
-    return ip.tor
-      ? { verdict: 'adverse', detail: 'IP_TOR_EXIT' }
-      : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
-  },
+  finding: torExitFinding,
 });

@@ -4,15 +4,19 @@ import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
+import { IP_ANONYMISER_LIST_STALE, IP_NOT_ANONYMISED, unlistedFinding } from '../ip-not-anonymised.ts';
 
 export const VPN_PROXY_KINDS = ['vpn', 'proxy'] as const;
-import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
 
 /** Whether the address is a known VPN or proxy endpoint: a range export. */
 export const ipVpnProxy = defineCapability({
   key: 'ip_vpn_proxy',
   description: 'Whether the address is a known VPN or proxy endpoint.',
-  codes: { IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.', ...IP_NOT_ANONYMISED },
+  codes: {
+    IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.',
+    ...IP_NOT_ANONYMISED,
+    ...IP_ANONYMISER_LIST_STALE,
+  },
   tier: 'assess',
   kind: 'snapshot',
   feeds: ['vpnProxy'],
@@ -39,10 +43,10 @@ export const ipVpnProxy = defineCapability({
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
-  finding: ({ ip }) => {
+  finding: ({ ip, stale }) => {
     if (!ip) return undefined;
     return ip.vpn || ip.proxy
       ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
-      : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
+      : unlistedFinding(stale?.has('ip_vpn_proxy') === true);
   },
 });

@@ -82,14 +82,17 @@ function checkedInData(): CapabilityData {
 /** Resolution data plus the checked-in feeds, as a node with every capability loaded sees them. */
 export function calibrationSources(): EvidenceSources {
   const data = loadResolutionData();
+  const hosting = buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt')));
   return {
-    data: checkedInData(),
+    // The network tables as the network-type snapshot decodes them (its feeds are packages, not
+    // files): the Tor capability reads the routing table's AS sizes from there.
+    data: { ...checkedInData(), ip_network_type: { networks: data.networks, hosting } },
     carriers: data.carriers,
     networks: data.networks,
     overlays: {
       tor: buildRangeSet(parseRangeFeed(feed('tor-exits.txt'))),
       vpnProxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
-      hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))),
+      hosting,
     },
     ndcRisk: parseNdcFeed(feed('ndc-range-risk.csv')),
   };

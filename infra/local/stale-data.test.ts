@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { staleDataLines } from './stale-data.ts';
+
+const NOW = Date.parse('2026-11-27T12:00:00Z');
+
+describe('the start banner on stale data', () => {
+  it('says nothing when every data set is within its maximum age', () => {
+    expect(
+      staleDataLines(
+        { ip_tor_exit: { data_as_of: '2026-11-27T10:00:00Z', max_data_age_s: 86_400, stale: false } },
+        NOW,
+      ),
+    ).toEqual([]);
+  });
+
+  it('names each stale data set with its age and maximum, and one command that refreshes them', () => {
+    const lines = staleDataLines(
+      {
+        ip_tor_exit: { data_as_of: '2026-08-22T16:18:35Z', max_data_age_s: 86_400, stale: true },
+        ip_vpn_proxy: { data_as_of: '2026-06-17T19:00:00Z', max_data_age_s: 14 * 86_400, stale: true },
+        ndc_range_risk: { data_as_of: '2026-11-01T00:00:00Z', max_data_age_s: 90 * 86_400, stale: false },
+      },
+      NOW,
+    );
+    const text = lines.join('\n');
+    expect(text).toContain('ip_tor_exit   data of 2026-08-22, 96 days old (maximum 1 day)');
+    expect(text).toMatch(/ip_vpn_proxy {2}data of 2026-06-17, 162 days old \(maximum 14 days\); /);
+    expect(text).not.toContain('ndc_range_risk');
+    const command = lines.at(-1)!.trim();
+    expect(command).toMatch(
+      /^npm run feeds:update -- --from https:\/\/check\.torproject\.org\/torbulkexitlist --from /,
+    );
+    expect(command).toMatch(
+      /&& npm run --silent refresh -- ip_tor_exit && npm run --silent refresh -- ip_vpn_proxy$/,
+    );
+  });
+});
