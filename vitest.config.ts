@@ -20,6 +20,7 @@ export default defineConfig({
             'services/**/*.test.ts',
             'client/**/*.test.ts',
             'infra/**/*.test.ts',
+            'loadtest/**/*.test.ts',
           ],
         },
       },

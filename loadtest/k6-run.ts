@@ -6,9 +6,15 @@
  * their keys to a private temporary file that k6 reads and that is deleted afterwards, and
  * writes the summary JSON and the k6 HTML report to loadtest/results/.
  * Targets BASE_URLS (default: the two API nodes of `npm start`).
+ *
+ * Latency thresholds: unless P95_MS and P99_MS are given, k6/baseline.js first scores at a low
+ * rate (BASELINE_RATE, default 10/s, for BASELINE_DURATION, default 15 s) on the same nodes, and
+ * the scenario's p95/p99 thresholds are K6_P95_RATIO / K6_P99_RATIO times its p95/p99
+ * (loadtest/k6-thresholds.ts), never under the idle budget of 25 / 50 ms. After the run every
+ * crossed threshold is printed with the value observed. K6_BASELINE=0 skips the baseline.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
@@ -17,6 +23,7 @@ import { TIERS, type Tier } from '../shared/contract/response.ts';
 import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
 import { freePort } from '../infra/harness/processes.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
+import { crossedThresholds, DEFAULT_RATIOS, latencyThresholds, type Baseline } from './k6-thresholds.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const [scenario, ...k6Args] = process.argv.slice(2);
@@ -101,25 +108,61 @@ const keysFile = join(secretDir, 'keys.json');
 writeFileSync(keysFile, JSON.stringify(keys), { mode: 0o600 });
 
 const k6 = execFileSync('bash', [join(ROOT, 'infra', 'local', 'k6.sh')], { encoding: 'utf8' }).trim();
+const k6Env = {
+  ...process.env,
+  BASE_URLS: baseUrls,
+  KEYS_FILE: keysFile,
+  SUBJECTS_FILE: subjectsFile,
+  RATES: JSON.stringify(rates),
+  OUT_DIR: results,
+  K6_NO_USAGE_REPORT: 'true',
+  // k6's REST API on a free port: two runs at once (two benches) must not collide on 6565.
+  K6_ADDRESS: '127.0.0.1:0',
+};
+
+const limits: Record<string, string> = {};
+if (process.env.K6_BASELINE !== '0' && !(process.env.P95_MS && process.env.P99_MS)) {
+  const b = spawnSync(k6, ['run', '--quiet', join(ROOT, 'k6', 'baseline.js')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: k6Env,
+  });
+  const file = join(results, 'baseline.json');
+  if (b.status !== 0 || !existsSync(file)) {
+    console.error(`[k6] the baseline run failed (exit ${b.status}); no thresholds to state`);
+    process.exit(2);
+  }
+  const base = JSON.parse(readFileSync(file, 'utf8')) as Baseline;
+  const ratios = {
+    p95: Number(process.env.K6_P95_RATIO ?? DEFAULT_RATIOS.p95),
+    p99: Number(process.env.K6_P99_RATIO ?? DEFAULT_RATIOS.p99),
+  };
+  const t = latencyThresholds(base, ratios);
+  limits.P95_MS = process.env.P95_MS ?? String(t.p95);
+  limits.P99_MS = process.env.P99_MS ?? String(t.p99);
+  console.error(
+    `[k6] baseline (${base.requests} scores at ${process.env.BASELINE_RATE ?? 10}/s): p95 ${base.p95.toFixed(1)} ms, ` +
+      `p99 ${base.p99.toFixed(1)} ms -> thresholds p95 < ${limits.P95_MS} ms (x${ratios.p95}), ` +
+      `p99 < ${limits.P99_MS} ms (x${ratios.p99}), never under 25 / 50 ms`,
+  );
+}
+
 const run = spawnSync(k6, ['run', '--quiet', ...k6Args, script], {
   cwd: ROOT,
   stdio: 'inherit',
   env: {
-    ...process.env,
-    BASE_URLS: baseUrls,
-    KEYS_FILE: keysFile,
-    SUBJECTS_FILE: subjectsFile,
-    RATES: JSON.stringify(rates),
-    OUT_DIR: results,
+    ...k6Env,
+    ...limits,
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
     K6_WEB_DASHBOARD_PERIOD: '2s',
     K6_WEB_DASHBOARD_EXPORT: join(results, `${scenario}.html`),
-    K6_NO_USAGE_REPORT: 'true',
-    // k6's REST API on a free port: two runs at once (two benches) must not collide on 6565.
-    K6_ADDRESS: '127.0.0.1:0',
   },
 });
+const summaryFile = join(results, `${scenario}.json`);
+if (run.status !== 0 && existsSync(summaryFile))
+  for (const crossed of crossedThresholds(JSON.parse(readFileSync(summaryFile, 'utf8'))))
+    console.error(`[k6] threshold crossed: ${crossed}`);
 rmSync(secretDir, { recursive: true, force: true });
 degradedNode?.kill('SIGTERM');
 console.error(

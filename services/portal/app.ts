@@ -7,7 +7,7 @@ import type { UserStore } from '../../shared/portal/users.ts';
 import type { ActivityStore } from './activity.ts';
 import type { TrustProxy } from '../../shared/portal/config.ts';
 import { authRoutes, signoutRoute } from './routes/auth.ts';
-import { activityRoutes } from './routes/activity.ts';
+import { activityRoutes, type ActivityRouteDeps } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
 import { keysRoutes } from './routes/keys.ts';
 import { teamRoutes } from './routes/team.ts';
@@ -26,6 +26,7 @@ export interface PortalAppDeps {
   orgs: OrgStore;
   activity: ActivityStore;
   explain: ExplainSources;
+  reveal: ActivityRouteDeps['reveal'];
   live: () => boolean;
   ready: () => boolean;
   /** Express `trust proxy` (PORTAL_TRUST_PROXY; false = none). */

@@ -23,6 +23,7 @@ import { FlashStore } from './flash.ts';
 import { KeyExpiry } from './key-expiry.ts';
 import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
+import { SubjectReveal } from './subject-reveal.ts';
 
 /** Pages answer quickly; the consumer leaves its group; nothing is buffered. */
 export const PORTAL_STOP_DEADLINE_MS = 10_000;
@@ -66,6 +67,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         cfg.EXPLAIN_LOOKUPS_MAX,
         Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
       );
+      const explainCopies = new ExplainCache(redisExplain, log);
       const app = buildPortalApp({
         log,
         users: new UserStore(redis),
@@ -79,11 +81,12 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         orgs,
         activity: new ActivityStore(redis),
         explain: {
-          recent: new ExplainCache(redisExplain, log),
+          recent: explainCopies,
           history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE, clusterReplicas(cfg, resources)),
           // The API's bound on ClickHouse lookups, per portal process: ClickHouse serves the sink too.
           acquire: (org) => lookups.acquire(org),
         },
+        reveal: new SubjectReveal({ recent: explainCopies, ch, database: cfg.CLICKHOUSE_DATABASE, log }),
         live: () => feed.ready,
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,

@@ -6,7 +6,8 @@ import {
 } from '../../../shared/audit/explain.ts';
 import { BANDS } from '../../../shared/contract/response.ts';
 import type { OrgStore } from '../../../shared/orgs/store.ts';
-import type { ActivityStore } from '../activity.ts';
+import type { ActivityStore, ScoreSummary } from '../activity.ts';
+import type { SubjectReveal } from '../subject-reveal.ts';
 import {
   activityPage,
   activityRows,
@@ -23,6 +24,8 @@ export interface ActivityRouteDeps {
   activity: ActivityStore;
   /** The same lookup as GET /v1/explain: the Redis copy, then ClickHouse history. */
   explain: ExplainSources;
+  /** The shown rows' subjects in clear, for "Reveal subjects" (the feed keeps them masked). */
+  reveal: Pick<SubjectReveal, 'subjects'>;
   /** Whether the score-stream consumer is connected. */
   live: () => boolean;
 }
@@ -46,6 +49,14 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
     return { org, today, credits };
   }
 
+  const revealed = (orgId: string, f: ActivityFilter, scores: ScoreSummary[]) =>
+    f.reveal
+      ? deps.reveal.subjects(
+          orgId,
+          scores.map((s) => s.score_id),
+        )
+      : undefined;
+
   const gone = (res: Response) =>
     res
       .status(404)
@@ -62,7 +73,8 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
       usage(session.org_id),
     ]);
     if (!u) return gone(res);
-    res.type('html').send(activityPage(session, scores, u, f, deps.live()).value);
+    const clear = await revealed(session.org_id, f, scores);
+    res.type('html').send(activityPage(session, scores, u, f, deps.live(), clear).value);
   });
 
   /**
@@ -77,7 +89,8 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
       usage(session.org_id),
     ]);
     if (!u) return gone(res);
-    res.json({ rows: activityRows(scores, f).value, usage: usagePanel(u).value, live: deps.live() });
+    const clear = await revealed(session.org_id, f, scores);
+    res.json({ rows: activityRows(scores, f, clear).value, usage: usagePanel(u).value, live: deps.live() });
   });
 
   router.get('/scores/:scoreId', async (req, res) => {

@@ -9,10 +9,16 @@ import { layout } from './layout.ts';
 import { maskSubjectValue } from './subject-mask.ts';
 import { bandBadge } from './band.ts';
 
-function subjectCell(s: ScoreSummary['subject'], reveal: boolean): SafeHtml {
+/**
+ * The subject as stored (masked) unless `clear` has it revealed. Masking is applied again at
+ * render: it leaves a masked value as it is, and masks any entry written before the feed stored
+ * subjects masked.
+ */
+function subjectCell(s: ScoreSummary['subject'], clear: ScoreSummary['subject'] | undefined): SafeHtml {
+  const shown = clear ?? s;
   const parts = (['phone_number', 'ip_address'] as const)
-    .filter((k) => s[k])
-    .map((k) => html`<span class="subj">${reveal ? s[k] : maskSubjectValue(k, s[k]!)}</span>`);
+    .filter((k) => shown[k])
+    .map((k) => html`<span class="subj">${clear ? shown[k] : maskSubjectValue(k, shown[k]!)}</span>`);
   return html`${parts.length ? parts : html`<span class="muted">—</span>`}`;
 }
 
@@ -27,7 +33,12 @@ export const filterQuery = (f: ActivityFilter) =>
     ...(f.reveal ? { reveal: '1' } : {}),
   }).toString();
 
-export function activityRows(scores: ScoreSummary[], f: ActivityFilter): SafeHtml {
+/** `revealed`: the subjects in clear by score id, when the filter asks to reveal them. */
+export function activityRows(
+  scores: ScoreSummary[],
+  f: ActivityFilter,
+  revealed: ReadonlyMap<string, ScoreSummary['subject']> = new Map(),
+): SafeHtml {
   if (scores.length === 0)
     return html`<tr>
       <td colspan="8" class="muted">
@@ -43,7 +54,7 @@ export function activityRows(scores: ScoreSummary[], f: ActivityFilter): SafeHtm
         <td>
           <a href="/scores/${s.score_id}${q}"><code>${s.score_id}</code></a>
         </td>
-        <td>${subjectCell(s.subject, f.reveal)}</td>
+        <td>${subjectCell(s.subject, f.reveal ? revealed.get(s.score_id) : undefined)}</td>
         <td class="num">${s.score}</td>
         <td>${bandBadge(s.band)}</td>
         <td>${s.action}</td>
@@ -97,6 +108,7 @@ export function activityPage(
   usage: Usage,
   f: ActivityFilter,
   live: boolean,
+  revealed: ReadonlyMap<string, ScoreSummary['subject']> = new Map(),
 ): SafeHtml {
   const q = filterQuery(f);
   return layout(
@@ -138,7 +150,7 @@ export function activityPage(
             </tr>
           </thead>
           <tbody>
-            ${activityRows(scores, f)}
+            ${activityRows(scores, f, revealed)}
           </tbody>
         </table>
       </div>`,
