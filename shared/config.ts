@@ -178,6 +178,11 @@ export const envSchema = z.object({
     .string()
     .regex(/^\d{4}\.\d{2}\.\d+$/)
     .optional(),
+  /**
+   * `admin version promote` refuses a candidate whose latest backtest against the default is older
+   * than this many days (docs/data.md "Backtests"), unless forced with a reason.
+   */
+  BACKTEST_MAX_AGE_DAYS: z.coerce.number().min(0).max(400).default(14),
   /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
   CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
   /** Overrides of the registry's refresh intervals, e.g. `ip_tor_exit=600`. */

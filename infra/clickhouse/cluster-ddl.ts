@@ -20,6 +20,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   outcomes: 'cityHash64(outcome_id)',
   scored_subjects: 'cityHash64(org_id, subject)',
   outcome_withdrawals: 'cityHash64(outcome_id)',
+  backtests: 'cityHash64(run_id)',
+  version_promotions: 'cityHash64(version)',
 };
 
 export interface ClusterTarget {

@@ -12,7 +12,8 @@
  *   context list --org ORG_ID
  *   user create --org ORG_ID --email E [--admin]  (a portal user; prints a one-time setup link, 24 h)
  *   user link --email E                  (a new setup link: lost link or forgotten password)
- *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
+ *   version show | version challenger --id ID|--clear | version retire --id ID
+ *   version promote --id ID [--force --reason R [--operator NAME]]   (reads the latest backtest)
  *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody,
  *                                    or the answer names the later outcome that still decides the vote)
  */
@@ -42,6 +43,13 @@ import {
 } from '../../shared/capabilities/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { errorMessage } from '../../shared/error-message.ts';
+import {
+  gatePromotion,
+  promotionRecord,
+  PromotionRefused,
+  type PromotionGateDeps,
+} from '../../shared/backtest/promotion-gate.ts';
+import { latestRun, recordPromotion } from '../../shared/backtest/store.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -59,7 +67,9 @@ const USAGE = `usage:
   admin user link --email EMAIL
   admin version show
   admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
-  admin version promote --id VERSION               (the default on every node within seconds)
+  admin version promote --id VERSION [--force --reason TEXT] [--operator NAME]
+                                                   (the default on every node within seconds; refused
+                                                   without a recent backtest that passed the caps)
   admin version retire --id VERSION                (no new score uses it; stored scores still explain)
   admin ledger withdraw --outcome OUTCOME_ID --reason TEXT [--operator NAME]
                                                    (the report counts for nobody, unless a later outcome
@@ -129,6 +139,8 @@ export interface AdminDeps {
   portalUrl?: string;
   /** For `ledger withdraw`: ClickHouse (the outcome and the record of the withdrawal) and the ledger. */
   ledger?: () => WithdrawalDeps;
+  /** For `version promote`: the latest backtest of the candidate and the record of promotions. */
+  promotionGate?: () => PromotionGateDeps;
 }
 
 export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
@@ -154,6 +166,7 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       outcome: { type: 'string' },
       reason: { type: 'string' },
       operator: { type: 'string' },
+      force: { type: 'boolean' },
     },
   });
   const [noun, verb] = positionals;
@@ -258,14 +271,39 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       const token = await deps.users.issueSetupToken(user.user_id);
       return { user_id: user.user_id, email: user.email, ...setupLink(portalUrl, token) };
     }
+    case 'version promote': {
+      if (!versions) throw new UsageError('version commands need the version state');
+      if (!deps.promotionGate) throw new UsageError('version promote needs ClickHouse (the backtests)');
+      const gateDeps = deps.promotionGate();
+      const request = {
+        candidate: need(values.id, 'id'),
+        currentDefault: (await versions.show(process.env.SCORE_CHALLENGER)).default,
+        force: values.force === true,
+        ...(values.reason !== undefined ? { reason: values.reason.slice(0, 1024) } : {}),
+        operator: (values.operator ?? process.env.USER ?? 'operator').slice(0, 128),
+      };
+      let gate;
+      try {
+        gate = await gatePromotion(gateDeps, request);
+        await versions.promote(request.candidate);
+      } catch (err) {
+        if (err instanceof PromotionRefused || !(err instanceof UsageError))
+          throw new UsageError(errorMessage(err));
+        throw err;
+      }
+      if (request.candidate !== request.currentDefault) await gateDeps.record(promotionRecord(request, gate));
+      return {
+        ...(await versions.show(process.env.SCORE_CHALLENGER)),
+        backtest: gate.backtest,
+        ...(gate.forced ? { forced: { problems: gate.problems, reason: request.reason } } : {}),
+      };
+    }
     case 'version show':
     case 'version challenger':
-    case 'version promote':
     case 'version retire': {
       if (!versions) throw new UsageError('version commands need the version state');
       try {
         if (verb === 'challenger') await versions.setChallenger(values.clear ? null : need(values.id, 'id'));
-        else if (verb === 'promote') await versions.promote(need(values.id, 'id'));
         else if (verb === 'retire') await versions.retire(need(values.id, 'id'));
       } catch (err) {
         if (err instanceof UsageError) throw err;
@@ -305,6 +343,16 @@ if (import.meta.main) {
       versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
       users: new UserStore(redis),
       portalUrl: cfg.PORTAL_URL,
+      promotionGate: () => {
+        ch ??= createClickHouse(cfg.CLICKHOUSE_URL);
+        const db = cfg.CLICKHOUSE_DATABASE;
+        const client = ch;
+        return {
+          latest: (candidate, baseline) => latestRun(client, db, candidate, baseline),
+          record: (p) => recordPromotion(client, db, p),
+          maxAgeDays: cfg.BACKTEST_MAX_AGE_DAYS,
+        };
+      },
       ledger: () => {
         ch = createClickHouse(cfg.CLICKHOUSE_URL);
         ledgerRedis = cfg.LEDGER_REDIS_URL

@@ -15,6 +15,10 @@ import { ScoreHistory } from '../../shared/audit/history.ts';
 import { serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { historyRaws } from '../../shared/scoring/calibration/history.ts';
 import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
+import { findVersion } from '../../shared/scoring/versions.ts';
+import { readDay } from '../../shared/backtest/signatures.ts';
+import { runBacktest } from '../../shared/backtest/run.ts';
+import { latestRun, newRunId, recordPromotion, saveRun } from '../../shared/backtest/store.ts';
 import { Chdb } from '../helpers/chdb.ts';
 import { rowSchemaColumns } from '../helpers/row-columns.ts';
 import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
@@ -40,6 +44,8 @@ const COVERED: Record<string, string> = {
   'services/audit-sink/ledger-trust.ts':
     "decides a report's trust from the scored subjects as the ledger learner does",
   'shared/capabilities/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
+  'shared/backtest/signatures.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
+  'shared/backtest/store.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
 };
 
 const DB = 'frs';
@@ -383,6 +389,85 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       })
       .then((r) => r.json<{ n: string | number }>());
     expect(Number(left!.n)).toBe(0);
+  });
+
+  it('backtests and records a promotion as npm run backtest and the CLI do', async () => {
+    // Older than the calibration's 30 days, younger than retention: no other case reads it.
+    const ms = Date.now() - 40 * 86_400_000;
+    // A Tor exit under 2026.12.2 (high), re-delivered once, with a chargeback reported on it.
+    const id = scoreIdAt(ms, '7');
+    const base = record(id, ms);
+    const tor = {
+      ...base,
+      response: { ...base.response, score_version: '2026.12.2', score: 97, band: 'high' },
+      evidence: {
+        components: [
+          { component: 'ip_network_type', verdict: 'clean', contribution: 0, detail: 'IP_ACCESS_NETWORK' },
+          { component: 'ip_tor_exit', verdict: 'adverse', contribution: 35, detail: 'IP_TOR_EXIT' },
+        ],
+      } as unknown as typeof base.evidence,
+      raw_risk: 35,
+      fired_components: ['IP_TOR_EXIT'],
+    };
+    await ch.insert({ table: `${DB}.scores`, values: rowsOf([tor, tor]), format: 'JSONEachRow' });
+    const outcome = {
+      outcome_id: `oc_${ms.toString(16).padStart(12, '0')}7${'8'.padStart(19, '0')}`,
+      org_id: tor.org_id,
+      received_at: Math.floor(ms / 1000) + 5,
+      received_at_ms: ms + 5000,
+      occurred_at: Math.floor(ms / 1000),
+      outcome: 'chargeback',
+      score_id: id,
+    };
+    await ch.insert({ table: `${DB}.outcomes`, values: [outcome], format: 'JSONEachRow' });
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const window = { from: day(ms), to: day(ms + 86_400_000), orgId: tor.org_id };
+    const [group, ...others] = (await readDay(ch, DB, window.from, window.orgId)).filter(
+      (g) => g.version === '2026.12.2',
+    );
+    expect(others).toEqual([]);
+    expect(group).toMatchObject({
+      scores: 1,
+      label: 'chargeback',
+      stored: { raw: 35, score: 97, band: 'high' },
+    });
+    const f = await runBacktest({
+      ch,
+      database: DB,
+      candidate: findVersion('2026.12.1')!,
+      baseline: findVersion('2026.12.2')!,
+      window,
+    });
+    expect(f.scores).toBe(1);
+    expect(f.reproduced).toBe(1);
+    expect(f.baseline.bands.high.fraud).toBe(1);
+    const meta = {
+      run_id: newRunId(),
+      ran_at: new Date(),
+      candidate: '2026.12.1',
+      baseline: '2026.12.2',
+      from: window.from,
+      to: window.to,
+      org_id: '',
+    };
+    await saveRun(ch, DB, meta, f);
+    expect(await latestRun(ch, DB, '2026.12.1', '2026.12.2')).toMatchObject({
+      run_id: meta.run_id,
+      scores: f.scores,
+      caps_pass: f.candidate.caps_pass,
+    });
+    await recordPromotion(ch, DB, {
+      version: '2026.12.1',
+      previous_default: '2026.12.2',
+      backtest_run_id: meta.run_id,
+      forced: true,
+      reason: "o'brien's reason",
+      operator: 'test',
+    });
+    const [p] = await ch
+      .query({ query: `SELECT reason, forced FROM ${DB}.version_promotions`, format: 'JSONEachRow' })
+      .then((r) => r.json<{ reason: string; forced: number }>());
+    expect(p).toEqual({ reason: "o'brien's reason", forced: 1 });
   });
 
   it('reads the scored population as npm run calibrate does', async () => {

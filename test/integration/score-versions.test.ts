@@ -26,7 +26,7 @@ const RELEASED = DEFAULT_VERSION.id;
 async function adminVersion(...args: string[]): Promise<{ code: number; out: string }> {
   try {
     const { stdout } = await run(process.execPath, ['services/admin/cli.ts', 'version', ...args], {
-      env: serviceEnv('services/admin/cli.ts', { SCORE_VERSION_KEY: KEY }),
+      env: serviceEnv('services/admin/cli.ts', { SCORE_VERSION_KEY: KEY, CLICKHOUSE_DATABASE: DB }),
     });
     return { code: 0, out: stdout };
   } catch (err) {
@@ -122,7 +122,9 @@ describe('score versions at run time: silent challenger, promotion and retiremen
     }
 
     // 3. Promotion: the default on both nodes without a restart; no challenger left.
-    expect((await adminVersion('promote', '--id', '2026.12.1')).code).toBe(0);
+    // No backtest of it here (test/integration/backtest.test.ts covers that refusal): forced.
+    const forced = ['--force', '--reason', 'promotion across nodes under test'];
+    expect((await adminVersion('promote', '--id', '2026.12.1', ...forced)).code).toBe(0);
     await onEveryNode('the promotion on both nodes', (vs) =>
       vs.some((v) => v.id === '2026.12.1' && v.default),
     );
