@@ -112,8 +112,9 @@ export const envSchema = z.object({
       'expected http(s) URLs, comma-separated',
     ),
   /**
-   * Cluster of the ClickHouse servers (`remote_servers`), e.g. `frs`: migrations then run ON
-   * CLUSTER with Replicated tables behind Distributed ones. Unset: one server.
+   * Cluster of the ClickHouse servers (`remote_servers`), e.g. `frs`: migrations then run on every
+   * node of CLICKHOUSE_URL, checked node by node, with Replicated tables behind Distributed ones
+   * (docs/scale-out.md). Unset: one server.
    */
   CLICKHOUSE_CLUSTER: z
     .string()

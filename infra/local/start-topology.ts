@@ -12,6 +12,18 @@ import { join } from 'node:path';
 const LOCAL = join(import.meta.dirname);
 const ROOT = join(LOCAL, '..', '..');
 
+/**
+ * Runs one phase of a start; its failure becomes one line naming the phase (the script or program
+ * printed why just above it), which start.ts prints before stopping what it started.
+ */
+function phase<T>(what: string, run: () => T): T {
+  try {
+    return run();
+  } catch {
+    throw new Error(`${what} failed (the line above says why)`);
+  }
+}
+
 /** A variable set to undefined is removed from the services' environment. */
 export type ServiceEnv = Record<string, string | undefined>;
 
@@ -69,7 +81,7 @@ export function singleTopology(): Topology {
     refreshers: 1,
     up() {
       wasRunning = stackRunning();
-      sh('stack.sh', 'up');
+      phase('stack.sh up', () => sh('stack.sh', 'up'));
       return {};
     },
     stop() {
@@ -138,7 +150,7 @@ export function clusterTopology(): Topology {
       }
       for (const script of Object.keys(CLUSTER_SCRIPTS) as ClusterScript[]) {
         if (!CLUSTER_SCRIPTS[script](shOut(script, 'status'))) started.push(script);
-        sh(script, 'up');
+        phase(`${script} up`, () => sh(script, 'up'));
       }
       const env: ServiceEnv = {
         ...parseEnv(shOut('redis-cluster.sh', 'env')),
@@ -159,8 +171,8 @@ export function clusterTopology(): Topology {
         CLICKHOUSE_URL: shOut('clickhouse-cluster.sh', 'urls').trim(),
         CLICKHOUSE_CLUSTER: 'frs',
       };
-      node('infra/clickhouse/migrate.ts', env);
-      node('infra/kafka/topics.ts', env);
+      phase('the ClickHouse migrations', () => node('infra/clickhouse/migrate.ts', env));
+      phase('creating the Kafka topics', () => node('infra/kafka/topics.ts', env));
       return env;
     },
     stop() {

@@ -36,7 +36,7 @@ import {
 } from './demo-credentials.ts';
 import { serviceRedisEnv, type RedisService } from './redis-users.ts';
 import { staleDataLines, type HealthCapability } from './stale-data.ts';
-import { applyEnv, clusterTopology, singleTopology } from './start-topology.ts';
+import { applyEnv, clusterTopology, singleTopology, type ServiceEnv } from './start-topology.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STACK = process.env.FRS_STACK_DIR ?? join(ROOT, '.stack');
@@ -78,7 +78,18 @@ function takeLock(): void {
 takeLock();
 
 // Every service, the seeding and the one-shot refresh below read the topology's servers from here.
-const topologyEnv = topology.up();
+// A start that cannot finish stops what it began and says so on one line, never a stack trace.
+let topologyEnv: ServiceEnv;
+try {
+  topologyEnv = topology.up();
+} catch (err) {
+  console.error(
+    `[start] ${err instanceof Error ? err.message : String(err)}; stopping the servers this start began`,
+  );
+  topology.stop();
+  rmSync(LOCK_FILE, { force: true });
+  process.exit(1);
+}
 applyEnv(process.env, topologyEnv);
 const cfg = loadConfig();
 

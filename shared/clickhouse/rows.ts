@@ -34,6 +34,7 @@ export const TABLES = {
 /** Tables of ClickHouse's own `system` database the code reads. */
 export const SYSTEM_TABLES = {
   parts: z.object({ partition: z.string() }),
+  replicas: z.object({ zookeeper_path: z.string() }),
 };
 
 const { scores, outcomes, scored_subjects, schema_migrations } = TABLES;
@@ -72,6 +73,9 @@ export const ScoredDayRow = scored_subjects
 export const AppliedMigrationRow = schema_migrations.describe('applied migration (schema_migrations)');
 
 export const PartitionRow = SYSTEM_TABLES.parts.describe('partition (system.parts)');
+
+/** Where a replicated table keeps its replicas' shared state (system.replicas). */
+export const ReplicaPathRow = SYSTEM_TABLES.replicas.describe('replica path (system.replicas)');
 
 /** `SELECT version() AS v`. */
 export const ServerVersionRow = z.object({ v: z.string() }).describe('server version');

@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { readRows, ServerVersionRow } from '../clickhouse/rows.ts';
 import type { Config } from '../config.ts';
 import type { Resources } from '../lifecycle.ts';
@@ -7,10 +7,14 @@ import { failoverClient } from './clickhouse-failover.ts';
 export type { ClickHouseClient };
 
 /** A client per node of `url` (a comma list of a cluster's nodes, or one server). */
-export function clickHouseNodes(url: string, opts: { requestTimeoutMs?: number } = {}): ClickHouseClient[] {
+export function clickHouseNodes(
+  url: string,
+  opts: { requestTimeoutMs?: number; quiet?: boolean } = {},
+): ClickHouseClient[] {
   return url.split(',').map((u) =>
     createClient({
       url: u.trim(),
+      ...(opts.quiet ? { log: { level: ClickHouseLogLevel.OFF } } : {}),
       request_timeout: opts.requestTimeoutMs ?? 30_000,
       // ClickHouse 18.16 (the Debian server of the dev machines) rejects some settings newer
       // clients send by default; keep the wire plain so one client speaks to both.

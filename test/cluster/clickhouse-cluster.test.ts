@@ -1,6 +1,7 @@
 /**
  * The schema's cluster mode on 2 shards x 2 replicas of ClickHouse 18.16 with ZooKeeper
- * (infra/local/clickhouse-cluster.sh): migrations ON CLUSTER, recorded once; the sink's batch
+ * (infra/local/clickhouse-cluster.sh): migrations on every node, recorded once, a migration left
+ * half-done on one shard finished by the next run, a host out of reach named in the error; the sink's batch
  * inserted twice through the Distributed table is one row per score, with and without FINAL
  * (replicated block deduplication) and spread over both shards; explain finds a score its first
  * replica has not fetched yet; retention drops an expired month on every replica; the client
@@ -8,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../infra/clickhouse/migrate.ts';
+import { loadMigrations, migrate, urlHosts, type Host } from '../../infra/clickhouse/migrate.ts';
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { insertSlice, scoredSubjectRows } from '../../services/audit-sink/sink.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
@@ -27,6 +28,7 @@ let cluster: ClusterUnderTest | undefined;
 let skipReason = '';
 let ch: ClickHouseClient;
 let nodes: ClickHouseClient[] = [];
+let hosts: Host[] = [];
 
 async function rows(client: ClickHouseClient, query: string): Promise<Record<string, unknown>[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>();
@@ -51,27 +53,87 @@ beforeAll(async () => {
   // A node that does not answer first in the list: every call fails over to the next.
   ch = createClickHouse(['http://127.0.0.1:1', ...cluster.urls].join(','), { requestTimeoutMs: 120_000 });
   nodes = clickHouseNodes(cluster.urls.join(','));
+  hosts = urlHosts(cluster.urls.join(','), 120_000);
 }, 120_000);
 
 afterAll(async () => {
   if (!cluster) return;
   await ch.command({ query: `DROP DATABASE IF EXISTS ${DB} ON CLUSTER ${CLUSTER}` }).catch(() => undefined);
-  await Promise.all([ch, ...nodes].map((c) => c.close()));
+  await Promise.all([ch, ...nodes, ...hosts.map((h) => h.client)].map((c) => c.close()));
   await cluster.release();
 }, 120_000);
 
 describe('ClickHouse cluster mode (2 shards x 2 replicas)', () => {
-  it('migrates ON CLUSTER and records each migration once for every node', async (ctx) => {
+  it('migrates every node and records each migration once for all of them', async (ctx) => {
     if (!cluster) return ctx.skip(skipReason);
-    const applied = await migrate(ch, DB, () => undefined, CLUSTER);
+    const applied = await migrate(ch, DB, () => undefined, CLUSTER, { hosts });
     expect(applied).toBeGreaterThan(0);
-    expect(await migrate(ch, DB, () => undefined, CLUSTER)).toBe(0);
+    expect(await migrate(ch, DB, () => undefined, CLUSTER, { hosts })).toBe(0);
     for (const node of nodes) {
       await node.command({ query: `SYSTEM SYNC REPLICA ${DB}.schema_migrations` });
       expect(await count(node, `SELECT count() AS n FROM ${DB}.schema_migrations`)).toBe(applied);
       expect(
         await rows(node, `SELECT engine FROM system.tables WHERE database = '${DB}' AND name = 'scores'`),
       ).toEqual([{ engine: 'Distributed' }]);
+    }
+  });
+
+  it('finishes a migration an earlier run left on one shard and not the other', async (ctx) => {
+    if (!cluster) return ctx.skip(skipReason);
+    const db = `${DB}_half`;
+    const all = await loadMigrations(db);
+    const m004 = all.find((m) => m.name === '004_score_quality.sql')!;
+    try {
+      await migrate(ch, db, () => undefined, CLUSTER, {
+        hosts,
+        migrations: all.filter((m) => m.version < 4),
+      });
+      // What a run that stopped inside 004 leaves: two of its columns on shard 1's replicas (node 1,
+      // which ZooKeeper copies to node 2), none on shard 2's, the Distributed table still without
+      // them, and 004 not recorded.
+      for (const column of ['raw_risk Float64', 'fired_components Array(String)'])
+        await nodes[0]!.command({ query: `ALTER TABLE ${db}.scores_local ADD COLUMN ${column}` });
+      const columnsOf = (node: ClickHouseClient, table: string) =>
+        rows(
+          node,
+          `SELECT name FROM system.columns WHERE database = '${db}' AND table = '${table}' AND name IN ('raw_risk', 'challenger_band')`,
+        ).then((r) => r.map((c) => c.name).sort());
+      expect(await columnsOf(nodes[1]!, 'scores_local')).toEqual(['raw_risk']);
+      expect(await columnsOf(nodes[2]!, 'scores_local')).toEqual([]);
+
+      const log: string[] = [];
+      expect(await migrate(ch, db, (m) => log.push(m), CLUSTER, { hosts })).toBe(all.length - 3);
+      expect(log[0]).toBe(`[migrate] applied ${m004.name}`);
+      for (const node of nodes) {
+        expect(await columnsOf(node, 'scores_local')).toEqual(['challenger_band', 'raw_risk']);
+        expect(await columnsOf(node, 'scores')).toEqual(['challenger_band', 'raw_risk']);
+        await node.command({ query: `SYSTEM SYNC REPLICA ${db}.schema_migrations` });
+        expect(await count(node, `SELECT count() AS n FROM ${db}.schema_migrations`)).toBe(all.length);
+      }
+      expect(await migrate(ch, db, () => undefined, CLUSTER, { hosts })).toBe(0);
+    } finally {
+      for (const node of nodes) await node.command({ query: `DROP DATABASE IF EXISTS ${db}` });
+    }
+  });
+
+  it('fails naming the migration and the host when a host lacks a step it cannot be given', async (ctx) => {
+    if (!cluster) return ctx.skip(skipReason);
+    const db = `${DB}_down`;
+    const [m001] = await loadMigrations(db);
+    const unreachable = urlHosts('http://127.0.0.1:1', 2_000)[0]!;
+    try {
+      const run = migrate(ch, db, () => undefined, CLUSTER, {
+        hosts: [...hosts, unreachable],
+        migrations: [m001!],
+        attempts: 2,
+        boundMs: 2_000,
+      });
+      await expect(run).rejects.toThrow(
+        /^schema_migrations \(the migrations ledger\): database \w+ still missing after 2 tries \(.*\) on http:\/\/127\.0\.0\.1:1\. .*start again/,
+      );
+    } finally {
+      await unreachable.client.close();
+      for (const node of nodes) await node.command({ query: `DROP DATABASE IF EXISTS ${db}` });
     }
   });
 

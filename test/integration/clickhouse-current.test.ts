@@ -168,6 +168,27 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
     await ch.command({ query: `DROP DATABASE ${db}` });
   });
 
+  it('finishes a migration a run left half-applied, column by column', async () => {
+    // A run that stopped inside 004 after its first ALTER: raw_risk exists, 004 not recorded. ADD
+    // COLUMN has no IF NOT EXISTS on 18.16; the next run must skip what is there and add the rest.
+    const db = 'frs_half';
+    const all = await loadMigrations(db);
+    await migrate(ch, db, () => undefined, undefined, { migrations: all.filter((m) => m.version < 4) });
+    const m004 = all.find((m) => m.version === 4)!;
+    await ch.command({ query: m004.statements[0]!.sql });
+    const applied: string[] = [];
+    await migrate(ch, db, (m) => applied.push(m));
+    expect(applied[0]).toBe(`[migrate] applied ${m004.name}`);
+    const columns = await ch
+      .query({
+        query: `SELECT name FROM system.columns WHERE database = '${db}' AND table = 'scores' AND name LIKE 'challenger%' ORDER BY name`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<{ name: string }>());
+    expect(columns.map((c) => c.name)).toEqual(['challenger_band', 'challenger_score', 'challenger_version']);
+    await ch.command({ query: `DROP DATABASE ${db}` });
+  });
+
   it('stores the outcome rows the sink inserts', async () => {
     const ms = Date.now();
     const outcome = {
