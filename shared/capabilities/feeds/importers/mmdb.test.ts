@@ -1,5 +1,6 @@
 /**
- * MaxMind DB files as feeds, on MaxMind's own test databases (test/fixtures/mmdb/README.md): the
+ * MaxMind DB files as feeds, on MaxMind's own test databases and IPinfo's published samples
+ * (test/fixtures/mmdb/README.md): the
  * path a refresh takes (fetch the location, date it, build the snapshot), then the decoded
  * snapshot answering for addresses the test databases' source data lists.
  */
@@ -20,6 +21,8 @@ const FIXTURES = join(import.meta.dirname, '../../../../test/fixtures/mmdb');
 const ANONYMOUS_IP = join(FIXTURES, 'GeoIP2-Anonymous-IP-Test.mmdb');
 const ASN = join(FIXTURES, 'GeoLite2-ASN-Test.mmdb');
 const ISP = join(FIXTURES, 'GeoIP2-ISP-Test.mmdb');
+const IPINFO_LITE = join(FIXTURES, 'ipinfo_lite_sample.mmdb');
+const IPINFO_PRIVACY = join(FIXTURES, 'ipinfo_privacy_sample.mmdb');
 // The test databases' build_epoch.
 const BUILT = new Date('2026-02-04T22:49:29Z');
 
@@ -90,6 +93,29 @@ describe('MaxMind DB sources', () => {
     );
     await expect(refreshPath('ip_tor_exit', ['torExits'], { torExits: ANONYMOUS_IP })).rejects.toThrow(
       'torExits: 65.0.0.0/13',
+    );
+  });
+
+  it("IPinfo's privacy and Lite databases are the VPN and hosting flags and the network type", async () => {
+    const vpn = await refreshPath('ip_vpn_proxy', ['vpnProxy'], { vpnProxy: IPINFO_PRIVACY });
+    expect(vpn.asOf).toEqual(new Date('2026-08-04T13:26:06Z'));
+    // The sample's CSV: 1.0.7.231 vpn=true; 1.0.0.3 hosting only.
+    expect(kindAt(vpn.data, v4('1.0.7.231'))).toBe(1);
+    expect(kindAt(vpn.data, v4('1.0.0.3'))).toBe(0);
+    const { data } = await refreshPath('ip_network_type', ['asn', 'ipCountry', 'hosting'], {
+      asn: IPINFO_LITE,
+      hosting: IPINFO_PRIVACY,
+    });
+    const at = (ip: string) => resolveIp(ip, data.networks, { hosting: data.hosting });
+    // The Lite sample: 1.0.0.0/24 AS13335 "Cloudflare, Inc."; 1.0.4.0/22 AS38803; 1.0.1.0/24 no AS.
+    expect(at('1.0.0.3')).toMatchObject({ asn: 'AS13335', as_name: 'Cloudflare, Inc.', hosting: true });
+    expect(at('1.0.4.9')).toMatchObject({ asn: 'AS38803', as_name: 'Gtelecom Pty Ltd' });
+    expect(at('1.0.1.9').asn).toBeUndefined();
+    expect(kindAt(data.hosting, v4('1.0.0.3'))).toBe(1);
+    expect(kindAt(data.hosting, v4('1.0.7.231'))).toBe(0);
+    // Its tor flag also marks guard and middle relays and bridges: not read as a list of exits.
+    await expect(refreshPath('ip_tor_exit', ['torExits'], { torExits: IPINFO_PRIVACY })).rejects.toThrow(
+      "IPinfo's tor flag covers every relay role",
     );
   });
 

@@ -6,8 +6,10 @@
  *
  * - GeoIP2 / GeoIP Anonymous IP (`is_anonymous_vpn`, `is_public_proxy`, `is_residential_proxy`,
  *   `is_hosting_provider`, `is_tor_exit_node`) into the VPN/proxy, hosting and Tor range feeds.
+ * - IPinfo's privacy detection (`vpn`, `proxy`, `hosting`) into the VPN/proxy and hosting feeds.
  * - GeoLite2 / GeoIP2 ASN and GeoIP2 ISP (`autonomous_system_number`,
- *   `autonomous_system_organization`) into the origin-AS tables of the network type.
+ *   `autonomous_system_organization`), IPinfo Lite and IPinfo's IP to ASN (`asn`, `as_name` or
+ *   `name`) into the origin-AS tables of the network type.
  *
  * The file is read by mmdb-lib (MaxMind's format, maintained with MaxMind's contributors). It has
  * no iterator, so the walk asks it for one address after another: each answer carries the prefix
@@ -103,42 +105,94 @@ function* networks({ reader }: OpenedMmdb): Generator<Network> {
 
 type RangeTarget = Extract<ImportTarget, 'torExits' | 'vpnProxy' | 'hosting'>;
 
-/** Which flag puts a network in which feed, and the kind column the VPN/proxy feed wants. */
-const FLAGS: Record<RangeTarget, (r: MmdbRecord) => string | undefined> = {
-  torExits: (r) => (r.is_tor_exit_node === true ? '' : undefined),
-  hosting: (r) => (r.is_hosting_provider === true ? '' : undefined),
-  vpnProxy: (r) =>
-    r.is_anonymous_vpn === true
-      ? ',vpn'
-      : r.is_public_proxy === true || r.is_residential_proxy === true
-        ? ',proxy'
-        : undefined,
-};
+/** MaxMind writes flags as booleans, present only when true; IPinfo writes every flag. */
+const flag = (r: MmdbRecord, key: string) => r[key] === true || r[key] === 'true';
 
-const ANONYMOUS_IP = /^(GeoIP2-Anonymous-IP|GeoIP-Anonymous-Plus)\b/;
-const AS_DATA = /^(GeoLite2-ASN|GeoIP2-ASN|GeoIP2-ISP)\b/;
+interface Flags {
+  /** Per feed: the kind column of a flagged network (`''` without kinds), undefined if not flagged. */
+  columns: Partial<Record<RangeTarget, (r: MmdbRecord) => string | undefined>>;
+  /** The service the database names for the network, if any. */
+  service: (r: MmdbRecord) => unknown;
+  /** Why a feed the database has no flag for cannot be read from it. */
+  missing?: Partial<Record<RangeTarget, string>>;
+}
+
+/** The databases with anonymiser flags, by their metadata's `database_type`. */
+const FLAG_DATABASES: readonly [RegExp, Flags][] = [
+  [
+    /^(GeoIP2-Anonymous-IP|GeoIP-Anonymous-Plus)\b/,
+    {
+      columns: {
+        torExits: (r) => (flag(r, 'is_tor_exit_node') ? '' : undefined),
+        hosting: (r) => (flag(r, 'is_hosting_provider') ? '' : undefined),
+        vpnProxy: (r) =>
+          flag(r, 'is_anonymous_vpn')
+            ? ',vpn'
+            : flag(r, 'is_public_proxy') || flag(r, 'is_residential_proxy')
+              ? ',proxy'
+              : undefined,
+      },
+      service: (r) => r.provider_name,
+    },
+  ],
+  [
+    // IPinfo's privacy detection (`standard_privacy`). Its `relay` (Apple's Private Relay and the
+    // like) keeps a user's location and is no anonymiser: not flagged.
+    /^ipinfo .*privacy/i,
+    {
+      columns: {
+        hosting: (r) => (flag(r, 'hosting') ? '' : undefined),
+        vpnProxy: (r) => (flag(r, 'vpn') ? ',vpn' : flag(r, 'proxy') ? ',proxy' : undefined),
+      },
+      service: (r) => r.service,
+      missing: {
+        torExits:
+          "IPinfo's tor flag covers every relay role (guard, middle, bridge), not exits: not a Tor exit list",
+      },
+    },
+  ],
+];
+
+/** The databases with origin AS numbers: the AS number (IPinfo writes `AS13335`) and its name. */
+const AS_DATABASES: readonly [RegExp, (r: MmdbRecord) => [asn: unknown, name: unknown]][] = [
+  [
+    /^(GeoLite2-ASN|GeoIP2-ASN|GeoIP2-ISP)\b/,
+    (r) => [r.autonomous_system_number, r.autonomous_system_organization],
+  ],
+  [
+    // IPinfo Lite (`asn`, `as_name`) and IPinfo's free IP to ASN (`asn`, `name`).
+    /^ipinfo .*(lite|asn)/i,
+    (r) => [
+      typeof r.asn === 'string' && /^AS\d{1,10}$/.test(r.asn) ? Number(r.asn.slice(2)) : undefined,
+      r.as_name ?? r.name,
+    ],
+  ],
+];
 
 /** A source line naming the database and its build, which dates the data. */
-const describe = (db: OpenedMmdb) => `MaxMind DB ${db.databaseType} (built ${db.builtAt.toISOString()})`;
+const describe = (db: OpenedMmdb) => `MaxMind DB file ${db.databaseType} (built ${db.builtAt.toISOString()})`;
 
 /**
- * An Anonymous IP database, into one of the range feeds. A flagged network wider than the feed
+ * An Anonymous IP or privacy database, into one of the range feeds. A flagged network wider than the feed
  * holds is a refusal, as in any feed: the database is not a list of that feed's ranges.
  */
 export function mmdbRangeFeed(target: RangeTarget, bytes: Buffer): ImportedFeed {
   const db = openMmdb(bytes);
-  if (!ANONYMOUS_IP.test(db.databaseType)) {
+  const flags = FLAG_DATABASES.find(([type]) => type.test(db.databaseType))?.[1];
+  if (!flags) {
     throw new FeedError(
-      `a ${db.databaseType} database has no anonymiser flags (an Anonymous IP database has)`,
+      `a ${db.databaseType} database has no anonymiser flags (an Anonymous IP or privacy database has)`,
     );
   }
-  const kind = FLAGS[target];
+  const kind = flags.columns[target];
+  if (!kind) throw new FeedError(`${describe(db)}: ${flags.missing?.[target] ?? `no flag for ${target}`}`);
   const floor = FEED_LIMITS[target].minPrefix;
   const lines: string[] = [];
   for (const n of networks(db)) {
     const column = kind(n.record);
     if (column === undefined) continue;
-    const provider = typeof n.record.provider_name === 'string' ? n.record.provider_name : '';
+    const named = flags.service(n.record);
+    const provider = typeof named === 'string' ? named : '';
     const comment = provider ? ` # ${provider.replace(/[#\r\n]+/g, ' ').slice(0, 80)}` : '';
     for (const cidr of rangeToCidrs(n.start, n.end, n.version === 4 ? 32 : 128)) {
       const range = parseStrictRange(cidr, floor);
@@ -167,8 +221,9 @@ const csvQuoted = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll
  */
 export function mmdbAsnTables(bytes: Buffer): AsnTables {
   const db = openMmdb(bytes);
-  if (!AS_DATA.test(db.databaseType)) {
-    throw new FeedError(`a ${db.databaseType} database has no AS numbers (an ASN or ISP database has)`);
+  const fields = AS_DATABASES.find(([type]) => type.test(db.databaseType))?.[1];
+  if (!fields) {
+    throw new FeedError(`a ${db.databaseType} database has no AS numbers (an ASN, ISP or Lite database has)`);
   }
   const out: Record<4 | 6, string[]> = { 4: [], 6: [] };
   let open: { version: 4 | 6; start: bigint; end: bigint; asn: number; name: string } | undefined;
@@ -176,9 +231,8 @@ export function mmdbAsnTables(bytes: Buffer): AsnTables {
     if (open) out[open.version].push(`${open.start},${open.end},${open.asn},${csvQuoted(open.name)}`);
   };
   for (const n of networks(db)) {
-    const asn = n.record.autonomous_system_number;
+    const [asn, org] = fields(n.record);
     if (typeof asn !== 'number' || !Number.isInteger(asn) || asn < 0 || asn > 0xffffffff) continue;
-    const org = n.record.autonomous_system_organization;
     const name = typeof org === 'string' ? org.replace(/[\r\n]+/g, ' ') : '';
     if (open && open.version === n.version && open.asn === asn && open.end + 1n === n.start) {
       open.end = n.end;
