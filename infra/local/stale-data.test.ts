@@ -19,13 +19,19 @@ describe('the start banner on stale data', () => {
         ip_tor_exit: { data_as_of: '2026-08-22T16:18:35Z', max_data_age_s: 86_400, stale: true },
         ip_vpn_proxy: { data_as_of: '2026-06-17T19:00:00Z', max_data_age_s: 14 * 86_400, stale: true },
         ndc_range_risk: { data_as_of: '2026-11-01T00:00:00Z', max_data_age_s: 90 * 86_400, stale: false },
+        reputation_ledger: { data_as_of: '2026-11-21T14:12:13Z', max_data_age_s: 2 * 86_400, stale: true },
       },
       NOW,
     );
     const text = lines.join('\n');
-    expect(text).toContain('ip_tor_exit   data of 2026-08-22, 96 days old (maximum 1 day)');
-    expect(text).toMatch(/ip_vpn_proxy {2}data of 2026-06-17, 162 days old \(maximum 14 days\); /);
+    expect(text).toMatch(/ip_tor_exit +data of 2026-08-22, 96 days old \(maximum 1 day\)\n/);
+    expect(text).toMatch(/ip_vpn_proxy +data of 2026-06-17, 162 days old \(maximum 14 days\); /);
     expect(text).not.toContain('ndc_range_risk');
+    // Stale, but with no publisher to refresh it from: named, and not in the command.
+    expect(text).toMatch(
+      /reputation_ledger +data of 2026-11-21, 5 days old \(maximum 2 days\); its feed is a format sample/,
+    );
+    expect(lines.at(-1)).not.toContain('reputation_ledger');
     const command = lines.at(-1)!.trim();
     expect(command).toMatch(
       /^npm run feeds:update -- --from https:\/\/check\.torproject\.org\/torbulkexitlist --from /,

@@ -18,7 +18,10 @@ const LISTS_VPN = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input
  * The publishers' files of each capability's feeds, as docs/data-sources.md names them, and what
  * a refresh from them cannot change.
  */
-const PUBLISHED: Readonly<Record<string, { from: readonly string[]; limit?: string }>> = {
+const PUBLISHED: Readonly<Record<string, { from?: readonly string[]; limit?: string }>> = {
+  reputation_ledger: {
+    limit: 'its feed is a format sample: no public list of fraud reports exists to refresh it from',
+  },
   ip_tor_exit: { from: ['https://check.torproject.org/torbulkexitlist'] },
   ip_vpn_proxy: {
     from: [
@@ -67,9 +70,9 @@ export function staleDataLines(
       `  ${name.padEnd(width)}  data of ${asOf.slice(0, 10)}, ${age} old (maximum ${max})${limit ? `; ${limit}` : ''}`,
     );
   }
-  const refreshable = stale.map(([name]) => name).filter((name) => PUBLISHED[name]);
+  const refreshable = stale.map(([name]) => name).filter((name) => PUBLISHED[name]?.from);
   if (refreshable.length > 0) {
-    const from = refreshable.flatMap((name) => PUBLISHED[name]!.from.map((url) => `--from ${url}`));
+    const from = refreshable.flatMap((name) => PUBLISHED[name]!.from!.map((url) => `--from ${url}`));
     const jobs = refreshable.map((name) => `npm run --silent refresh -- ${name}`);
     lines.push(
       'Refresh them from their publishers (needs internet; writes infra/feeds/):',
