@@ -1,6 +1,7 @@
 import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolution/ip-networks.ts';
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+import { IP_PRIVACY_RELAY } from '../ip-not-anonymised.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -15,6 +16,7 @@ export const ipNetworkType = defineCapability({
     IP_HOSTING: 'The address belongs to a hosting or data-centre network, not an access network.',
     IP_ACCESS_NETWORK: 'The address belongs to an access (residential, mobile or business) network.',
     IP_NETWORK_UNKNOWN: 'The network of the address is not classified.',
+    ...IP_PRIVACY_RELAY,
   },
   tier: 'verify',
   kind: 'snapshot',
@@ -63,6 +65,8 @@ export const ipNetworkType = defineCapability({
   finding: ({ ip }) => {
     if (!ip) return undefined;
     if (ip.bogon) return { verdict: 'adverse', detail: 'IP_BOGON' };
+    // A privacy relay egresses from CDN networks; its users are ordinary customers.
+    if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
     if (ip.hosting) return { verdict: 'elevated', detail: 'IP_HOSTING' };
     return ip.as_type
       ? { verdict: 'clean', detail: 'IP_ACCESS_NETWORK' }

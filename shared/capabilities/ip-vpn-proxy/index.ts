@@ -3,14 +3,19 @@ import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 
-export const VPN_PROXY_KINDS = ['vpn', 'proxy'] as const;
-import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+/** Kinds of the range feed: 1 = vpn, 2 = proxy, 3 = relay (a privacy relay's egress, benign). */
+export const VPN_PROXY_KINDS = ['vpn', 'proxy', 'relay'] as const;
+import { IP_NOT_ANONYMISED, IP_PRIVACY_RELAY } from '../ip-not-anonymised.ts';
 
 /** Whether the address is a known VPN or proxy endpoint: a range export. */
 export const ipVpnProxy = defineCapability({
   key: 'ip_vpn_proxy',
   description: 'Whether the address is a known VPN or proxy endpoint.',
-  codes: { IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.', ...IP_NOT_ANONYMISED },
+  codes: {
+    IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.',
+    ...IP_NOT_ANONYMISED,
+    ...IP_PRIVACY_RELAY,
+  },
   tier: 'assess',
   kind: 'snapshot',
   feeds: ['vpnProxy'],
@@ -20,7 +25,7 @@ export const ipVpnProxy = defineCapability({
   // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
   maxDataAgeS: 14 * DAY,
   whenMissing: 'unavailable',
-  format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy).',
+  format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy, 3 = privacy relay).',
   snapshot: {
     build: (files) => {
       const entries = parsing(
@@ -34,6 +39,7 @@ export const ipVpnProxy = defineCapability({
   },
   finding: ({ ip }) => {
     if (!ip) return undefined;
+    if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
     return ip.vpn || ip.proxy
       ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
       : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
