@@ -19,3 +19,13 @@ export function unlistedFinding(stale: boolean) {
     ? ({ verdict: 'no_match', detail: 'IP_ANONYMISER_LIST_STALE' } as const)
     : ({ verdict: 'clean', detail: 'IP_NOT_ANONYMISED' } as const);
 }
+
+/**
+ * An egress address of a privacy relay that ordinary customers use by default (iCloud Private
+ * Relay): named, never scored as an anonymiser or as a data centre. The VPN/proxy and the
+ * network-type capabilities share the code.
+ */
+export const IP_PRIVACY_RELAY = {
+  IP_PRIVACY_RELAY:
+    'The address is an egress of a privacy relay that ordinary customers use (iCloud Private Relay): not an anonymiser.',
+} as const;

@@ -132,6 +132,32 @@ describe('network-type precision on the labelled sample', () => {
     expect(precision.get('isp')).toBeGreaterThanOrEqual(MIN_PRECISION);
   });
 
+  it('the false positives a review of the data found carry neither hosting nor vpn', () => {
+    // Banks, universities and a college the data-centre list names; hosting and CDN companies
+    // whose whole space the VPN list flagged; networks misread by name rules.
+    const cases: [number, string, 'not-hosting' | 'hosting-not-vpn'][] = [
+      [327784, 'Fidelity Bank PLC', 'not-hosting'],
+      [37170, 'University of Lagos', 'not-hosting'],
+      [37661, 'Nigerian Research and Education Network', 'not-hosting'],
+      [327705, 'Federal University of Technology, Akure', 'not-hosting'],
+      [327942, 'Landmark University', 'not-hosting'],
+      [16862, 'Odessa College', 'not-hosting'],
+      [20367, 'City of St. Cloud', 'not-hosting'],
+      [17134, 'Murphy Oil', 'not-hosting'],
+      [19646, 'BBDO', 'not-hosting'],
+      [196792, 'FIBERHOST S.A.', 'not-hosting'],
+      [9009, 'M247', 'hosting-not-vpn'],
+      [212238, 'Datacamp / CDN77', 'hosting-not-vpn'],
+    ];
+    for (const [asn, what, expected] of cases) {
+      const facts = resolveAs(asn);
+      const got = { hosting: facts.hosting, vpn: facts.vpn };
+      expect(got, `AS${asn} ${what}`).toEqual(
+        expected === 'not-hosting' ? { hosting: false, vpn: false } : { hosting: true, vpn: false },
+      );
+    }
+  });
+
   it('every network the hosting feed lists is typed hosting (as_type and hosting agree)', () => {
     const disagree = new Set<string>();
     for (const [asn, start] of firstAddress) {

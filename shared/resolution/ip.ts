@@ -36,6 +36,11 @@ export interface IpFacts {
   proxy: boolean;
   tor: boolean;
   /**
+   * An egress of a privacy relay (iCloud Private Relay) the VPN/proxy feed lists: benign, named
+   * in `services.vpn_proxy`. Internal, like `network_operator`.
+   */
+  relay?: true;
+  /**
    * The services the range feeds name for the address ("Mullvad VPN", "Amazon Web Services"), so
    * an analyst reading explain sees which; the score response does not carry them.
    */
@@ -142,6 +147,7 @@ export function resolveIp(
     const { kind, service } = rangeAt(overlays.vpnProxy, key);
     facts.vpn = kind === 1;
     facts.proxy = kind === 2;
+    if (kind === 3) facts.relay = true;
     if (service !== undefined) services.vpn_proxy = service;
   }
   const hostingRange = overlays.hosting ? rangeAt(overlays.hosting, key) : { kind: 0 };

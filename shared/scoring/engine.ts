@@ -333,6 +333,10 @@ function benignExclusions(
   );
   // A hosting or VPS address is where anonymising services run: the Tor and VPN lists not
   // naming it is no reassurance, so it earns neither exclusion.
+  // Relays and carrier NAT are named, not held against the subject (no anonymiser points).
+  const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
+  if (ip?.relay && !ip.tor) out.push('IP_PRIVACY_RELAY');
+  if (ip && !ip.bogon && ip.as_type === 'mobile' && !anonymised) out.push('IP_CARRIER_NAT');
   if (ip && !ip.bogon && !ip.hosting && vouched) {
     out.push('IP_NOT_ANONYMISED');
     if (ip.country_code && expected.has(ip.country_code)) out.push('ACCESS_IP_IN_EXPECTED_GEOGRAPHY');

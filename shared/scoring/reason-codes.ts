@@ -58,6 +58,10 @@ export const BENIGN_EXCLUSIONS = {
   SUBJECT_IN_DIASPORA_CORRIDOR:
     "The subject's country is one of the context's diaspora corridors, where cross-border use is expected.",
   IP_NOT_ANONYMISED: 'The address is not a known Tor exit, VPN or proxy endpoint.',
+  IP_PRIVACY_RELAY:
+    'The address is an egress of iCloud Private Relay, which ordinary Apple customers use: a relay, not an anonymiser.',
+  IP_CARRIER_NAT:
+    "The address is on a mobile operator's network, shared by many subscribers behind carrier NAT: not an anonymiser.",
 } as const;
 
 export type BenignExclusion = keyof typeof BENIGN_EXCLUSIONS;

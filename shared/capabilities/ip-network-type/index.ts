@@ -3,6 +3,7 @@ import { networkArrays, networkHeader, networksFrom } from '../../resolution/res
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asnFilesOf, asRangeFeedText } from '../feeds/importers/mmdb.ts';
+import { IP_PRIVACY_RELAY } from '../ip-not-anonymised.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -17,6 +18,7 @@ export const ipNetworkType = defineCapability({
     IP_HOSTING: 'The address belongs to a hosting or data-centre network, not an access network.',
     IP_ACCESS_NETWORK: 'The address belongs to an access (residential, mobile or business) network.',
     IP_NETWORK_UNKNOWN: 'The network of the address is not classified.',
+    ...IP_PRIVACY_RELAY,
   },
   tier: 'verify',
   kind: 'snapshot',
@@ -76,6 +78,8 @@ export const ipNetworkType = defineCapability({
   finding: ({ ip }) => {
     if (!ip) return undefined;
     if (ip.bogon) return { verdict: 'adverse', detail: 'IP_BOGON' };
+    // A privacy relay egresses from CDN networks; its users are ordinary customers.
+    if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
     if (ip.hosting) return { verdict: 'elevated', detail: 'IP_HOSTING' };
     return ip.as_type
       ? { verdict: 'clean', detail: 'IP_ACCESS_NETWORK' }

@@ -4,9 +4,15 @@ import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
-import { IP_ANONYMISER_LIST_STALE, IP_NOT_ANONYMISED, unlistedFinding } from '../ip-not-anonymised.ts';
+import {
+  IP_ANONYMISER_LIST_STALE,
+  IP_NOT_ANONYMISED,
+  IP_PRIVACY_RELAY,
+  unlistedFinding,
+} from '../ip-not-anonymised.ts';
 
-export const VPN_PROXY_KINDS = ['vpn', 'proxy'] as const;
+/** Kinds of the range feed: 1 = vpn, 2 = proxy, 3 = relay (a privacy relay's egress, benign). */
+export const VPN_PROXY_KINDS = ['vpn', 'proxy', 'relay'] as const;
 
 /** Whether the address is a known VPN or proxy endpoint: a range export. */
 export const ipVpnProxy = defineCapability({
@@ -16,6 +22,7 @@ export const ipVpnProxy = defineCapability({
     IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.',
     ...IP_NOT_ANONYMISED,
     ...IP_ANONYMISER_LIST_STALE,
+    ...IP_PRIVACY_RELAY,
   },
   tier: 'assess',
   kind: 'snapshot',
@@ -26,7 +33,7 @@ export const ipVpnProxy = defineCapability({
   // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
   maxDataAgeS: 14 * DAY,
   whenMissing: 'unavailable',
-  format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy).',
+  format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy, 3 = privacy relay).',
   snapshot: {
     build: (files) => {
       const entries = parsing(
@@ -45,6 +52,7 @@ export const ipVpnProxy = defineCapability({
   },
   finding: ({ ip, stale }) => {
     if (!ip) return undefined;
+    if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
     return ip.vpn || ip.proxy
       ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
       : unlistedFinding(stale?.has('ip_vpn_proxy') === true);

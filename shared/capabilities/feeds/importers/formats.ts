@@ -6,6 +6,7 @@
 import { importAwsIpRanges, importGoogleCloudJson } from './cloud-ranges.ts';
 import type { ImportedFeed, ImportTarget } from './imported-feed.ts';
 import { importAsnList, importVpnServerList, VPN_SERVER_LISTS } from './network-lists.ts';
+import { importPrivateRelayEgress } from './private-relay.ts';
 import { importRirDelegated } from './rir-delegated.ts';
 import { importTorBulkExitList } from './tor-bulk-exit-list.ts';
 
@@ -85,6 +86,15 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     maxRecords: 100_000,
     datedByFetch: true,
   })),
+  {
+    // Apple's iCloud Private Relay egress list: hundreds of thousands of IPv4 and IPv6 ranges.
+    name: 'iCloud Private Relay egress ranges',
+    feed: 'vpnProxy',
+    fileName: /(^|\/)egress-ip-ranges\.csv$/,
+    importer: importPrivateRelayEgress,
+    minRecords: 10000,
+    datedByFetch: true,
+  },
   {
     // A dozen or more VPN providers' networks, each announcing several prefixes.
     name: 'VPN provider AS list',
