@@ -93,6 +93,10 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     fileName: /(^|\/)egress-ip-ranges\.csv$/,
     importer: importPrivateRelayEgress,
     minRecords: 10000,
+    // Some 15 MB and 300,000 ranges in recent copies: a few times that, not ten, since the VPN
+    // feed it joins is itself bounded.
+    maxBytes: 64 * MB,
+    maxRecords: 1_000_000,
     datedByFetch: true,
   },
   {

@@ -39,8 +39,9 @@ export const FEED_LIMITS: Readonly<Record<ImportTarget, FeedLimits>> = {
   // legacy IPv4 /8 (/10 today); in IPv6 no registry has allocated one holder more than a /19.
   hosting: { minPrefix: { v4: 8, v6: 19 }, maxBytes: 64 * MB, maxRecords: 1_000_000 },
   // VPN servers and VPN providers' own networks: /16 and /29 are the widest today; a VPN provider
-  // announcing more than a /12 or a /24 would be a carrier, not a VPN.
-  vpnProxy: { minPrefix: { v4: 12, v6: 24 }, maxBytes: 32 * MB, maxRecords: 500_000 },
+  // announcing more than a /12 or a /24 would be a carrier, not a VPN. Its size is set by the
+  // privacy relays' egress ranges it may carry (some 300,000).
+  vpnProxy: { minPrefix: { v4: 12, v6: 24 }, maxBytes: 96 * MB, maxRecords: 1_500_000 },
   // Registry delegations: IANA hands the registries IPv4 /8s and IPv6 /12s, so nothing they
   // delegate onwards is wider.
   allocatedRanges: { minPrefix: { v4: 8, v6: 12 }, maxBytes: 128 * MB, maxRecords: 2_000_000 },
