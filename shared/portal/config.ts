@@ -62,9 +62,15 @@ const portalSchema = z.object({
    * Unset: those headers are ignored.
    */
   PORTAL_TRUST_PROXY: trustProxy,
-  /** Wrong passwords checked per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
-  PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(5),
+  /**
+   * Sign-in attempts checked in one PORTAL_SIGNIN_WINDOW_S (services/portal/signin-limit.ts): per
+   * account from every address before the account counts as attacked (then one per address that
+   * has nothing else counted), per client address (an IPv6 address's /64), and per address and
+   * account.
+   */
+  PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(10),
   PORTAL_SIGNIN_MAX_PER_IP: count.default(30),
+  PORTAL_SIGNIN_MAX_PER_IP_EMAIL: count.default(5),
   PORTAL_SIGNIN_WINDOW_S: count.default(900),
   /** A session ends after this long without a request. */
   PORTAL_SESSION_IDLE_S: count.default(8 * 3600),
