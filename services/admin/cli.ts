@@ -56,6 +56,7 @@ const USAGE = `usage:
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
   admin user create --org ORG_ID --email EMAIL [--admin]   (--admin: may issue setup links to colleagues)
+  admin user migrate-emails                        (once: user-by-email keys named by address get digest names)
   admin user link --email EMAIL
   admin version show
   admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
@@ -258,6 +259,9 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       const token = await deps.users.issueSetupToken(user.user_id);
       return { user_id: user.user_id, email: user.email, ...setupLink(portalUrl, token) };
     }
+    case 'user migrate-emails':
+      if (!deps.users) throw new UsageError('user commands need the user store');
+      return { migrated: await deps.users.migrateEmailKeys() };
     case 'version show':
     case 'version challenger':
     case 'version promote':
