@@ -27,6 +27,7 @@ import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { UserStore } from '../../shared/portal/users.ts';
 import {
   DEMO_CREDENTIALS_FILE,
   demoSummary,
@@ -106,6 +107,8 @@ async function seedDemo(): Promise<DemoCredential[]> {
   try {
     // Keys made before the digest index existed join it (idempotent: one SCAN per start).
     await store.indexKeys();
+    // Portal users' email keys made before they were named by digest are renamed (idempotent).
+    await new UserStore(redis).migrateEmailKeys();
     for (const tier of TIERS) {
       const prev = previous[tier];
       let orgId = prev && (await store.getOrg(prev.org_id)) ? prev.org_id : undefined;

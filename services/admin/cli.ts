@@ -64,6 +64,7 @@ const USAGE = `usage:
   admin context delete --org ORG_ID --id CONTEXT_ID
   admin context list --org ORG_ID
   admin user create --org ORG_ID --email EMAIL [--admin]   (--admin: may issue setup links to colleagues)
+  admin user migrate-emails                        (once: user-by-email keys named by address get digest names)
   admin user link --email EMAIL
   admin version show
   admin version challenger --id VERSION | --clear   (scored silently beside the default; audit only)
@@ -298,6 +299,9 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
         ...(gate.forced ? { forced: { problems: gate.problems, reason: request.reason } } : {}),
       };
     }
+    case 'user migrate-emails':
+      if (!deps.users) throw new UsageError('user commands need the user store');
+      return { migrated: await deps.users.migrateEmailKeys() };
     case 'version show':
     case 'version challenger':
     case 'version retire': {

@@ -15,6 +15,8 @@ import type { FlashStore } from './flash.ts';
 import type { KeyExpiry } from './key-expiry.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigninLimit } from './signin-limit.ts';
+import type { PortalMetrics } from './metrics.ts';
+import { metricsAccess } from '../../shared/metrics-access.ts';
 import { messagePage } from './views/layout.ts';
 
 export interface PortalAppDeps {
@@ -37,6 +39,9 @@ export interface PortalAppDeps {
   portalUrl: string;
   /** Revokes rolled keys at the end of their overlap. */
   expiry: KeyExpiry;
+  metrics: PortalMetrics;
+  /** METRICS_TOKEN: who may read /metrics (unset: loopback clients only). */
+  metricsToken: string | undefined;
 }
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -73,6 +78,9 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(securityHeaders);
   app.get('/livez', (_req, res) => res.json({ status: 'ok' }));
   app.get('/readyz', (_req, res) => res.status(deps.ready() ? 200 : 503).json({ ready: deps.ready() }));
+  app.get('/metrics', metricsAccess(deps.metricsToken), async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
   app.use('/static', express.static(join(import.meta.dirname, 'static'), { index: false, maxAge: 0 }));
   app.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
   app.use(authRoutes(deps));

@@ -24,6 +24,7 @@ import { KeyExpiry } from './key-expiry.ts';
 import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
 import { SubjectReveal } from './subject-reveal.ts';
+import { createPortalMetrics } from './metrics.ts';
 
 /** Pages answer quickly; the consumer leaves its group; nothing is buffered. */
 export const PORTAL_STOP_DEADLINE_MS = 10_000;
@@ -68,6 +69,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
       );
       const explainCopies = new ExplainCache(redisExplain, log);
+      const metrics = createPortalMetrics();
       const app = buildPortalApp({
         log,
         users: new UserStore(redis),
@@ -76,7 +78,16 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         limit: new SigninLimit(redis, {
           maxPerEmail: cfg.PORTAL_SIGNIN_MAX_PER_EMAIL,
           maxPerIp: cfg.PORTAL_SIGNIN_MAX_PER_IP,
+          maxPerIpEmail: cfg.PORTAL_SIGNIN_MAX_PER_IP_EMAIL,
           windowS: cfg.PORTAL_SIGNIN_WINDOW_S,
+          onAccountTripped: (account) => {
+            metrics.signinAccountTripped.inc();
+            // The account by a digest prefix: enough to match repeated trips, never the email.
+            log.warn(
+              { account, windowS: cfg.PORTAL_SIGNIN_WINDOW_S },
+              'sign-in limit of an account tripped: likely password guessing from many addresses',
+            );
+          },
         }),
         orgs,
         activity: new ActivityStore(redis),
@@ -93,6 +104,8 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         apiUrl: cfg.PORTAL_API_URL,
         portalUrl: cfg.PORTAL_URL,
         expiry,
+        metrics,
+        metricsToken: cfg.METRICS_TOKEN,
       });
       // The API's timeouts: a client trickling its headers or body, or idling on a keep-alive
       // connection, is cut instead of holding the connection for Node's defaults.

@@ -14,7 +14,10 @@ export const DIGEST_KEY_PATTERN = 'frs:apikey:*';
  * hash, not a set: HGETALL and HSET/HDEL are commands the services' ACL users have already.
  */
 export const DIGEST_INDEX_KEY = 'frs:apikey:index';
-/** Set once the index holds every digest that existed before it (OrgStore.indexKeys); until then readers scan. */
+/**
+ * Set once the index holds every digest that existed before it (OrgStore.indexKeys); until then
+ * a reader scans, which only the admin CLI's Redis user may (the API then refuses to start).
+ */
 export const DIGEST_INDEX_COMPLETE_KEY = 'frs:apikey:indexed';
 export const keyIdKey = (keyId: string) => `frs:keyid:${keyId}`;
 /**

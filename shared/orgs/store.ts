@@ -307,7 +307,14 @@ export class OrgStore {
     const digests =
       (await this.redis.get(DIGEST_INDEX_COMPLETE_KEY)) === '1'
         ? Object.keys(await this.redis.hgetall(DIGEST_INDEX_KEY))
-        : await this.scanDigests();
+        : await this.scanDigests().catch((err: unknown) => {
+            // The services' Redis users may not SCAN (it lists every key name on the server).
+            if (!/NOPERM/.test(String(err))) throw err;
+            throw new Error(
+              'the key digest index is not complete and this Redis user may not SCAN: run `admin key index` once',
+              { cause: err },
+            );
+          });
     const records = await Promise.all(digests.map((d) => this.redis.hgetall(digestKey(d))));
     const active = new Map<string, KeyRecord>();
     records.forEach((h, i) => {

@@ -63,10 +63,16 @@ export const portalSchema = z.object({
    * Unset: those headers are ignored.
    */
   PORTAL_TRUST_PROXY: trustProxy,
-  /** Wrong passwords checked per email, and per client address, in one PORTAL_SIGNIN_WINDOW_S. */
-  PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(5),
-  /** Wrong passwords checked per client address in one PORTAL_SIGNIN_WINDOW_S; further attempts get 429 without a check. */
+  /**
+   * Sign-in attempts checked per account in one PORTAL_SIGNIN_WINDOW_S, from every address, before
+   * the account counts as attacked; then only an address with nothing else counted gets a check
+   * (services/portal/signin-limit.ts, docs/security.md).
+   */
+  PORTAL_SIGNIN_MAX_PER_EMAIL: count.default(10),
+  /** Sign-in attempts checked per client address (an IPv6 address's /64) in one PORTAL_SIGNIN_WINDOW_S; further attempts get 429 without a check. */
   PORTAL_SIGNIN_MAX_PER_IP: count.default(30),
+  /** Sign-in attempts checked per client address and account in one PORTAL_SIGNIN_WINDOW_S. */
+  PORTAL_SIGNIN_MAX_PER_IP_EMAIL: count.default(5),
   /** The sign-in limits' window, in seconds. */
   PORTAL_SIGNIN_WINDOW_S: count.default(900),
   /** A session ends after this long without a request. */

@@ -2,18 +2,31 @@
  * Every Redis key of the portal, in one place. Secrets (setup tokens, session ids) appear only as
  * SHA-256 digests, so a copy of Redis opens no account and no session.
  */
+import { sha256Hex } from '../sha256.ts';
+
 export const userKey = (userId: string) => `frs:portal:user:${userId}`;
-export const userByEmailKey = (email: string) => `frs:portal:email:${email}`;
+/**
+ * A user's id by email, named by the SHA-256 of the normalised email (Email in users.ts): a key
+ * name is visible to more than its readers (SCAN, keyspace events), so it carries no address.
+ */
+export const userByEmailKey = (email: string) => `frs:portal:email:${sha256Hex(email)}`;
+/** The name the same key had before it was digested; read until `admin user migrate-emails` ran. */
+export const legacyUserByEmailKey = (email: string) => `frs:portal:email:${email}`;
+export const USER_BY_EMAIL_PATTERN = 'frs:portal:email:*';
 export const setupTokenKey = (tokenDigest: string) => `frs:portal:setup:${tokenDigest}`;
 export const sessionKey = (sidDigest: string) => `frs:portal:session:${sidDigest}`;
 /** A session's one-time message for the page after a redirect, sealed with the session id. */
 export const sessionFlashKey = (sidDigest: string) => `frs:portal:session:${sidDigest}:flash`;
 /**
- * Sign-in attempts of one window being checked or failed, by digest of the email or of the client
- * address (services/portal/signin-limit.ts). Expires two windows after its first attempt.
+ * Sign-in attempts of one window being checked or failed, by digest of the email, of the client
+ * address (/64 for IPv6), or of both; `tripped` marks an account whose limit tripped in the window
+ * (services/portal/signin-limit.ts). Expires two windows after its first attempt.
  */
-export const signinAttemptsKey = (kind: 'email' | 'ip', whoDigest: string, window: number) =>
-  `frs:portal:signin:${kind}:${whoDigest}:${window}`;
+export const signinAttemptsKey = (
+  kind: 'email' | 'ip' | 'ip-email' | 'tripped',
+  whoDigest: string,
+  window: number,
+) => `frs:portal:signin:${kind}:${whoDigest}:${window}`;
 /**
  * The latest scores of an organisation (JSON summaries, newest pushed first, bounded). The
  * organisation in braces is a hash tag: the Activity feed writes this and the day's counts of

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../clients/redis.ts';
 import { z } from 'zod';
 import { hashPassword, verifyPassword } from './password.ts';
-import { setupTokenKey, userByEmailKey, userKey } from './keyspace.ts';
+import {
+  legacyUserByEmailKey,
+  setupTokenKey,
+  USER_BY_EMAIL_PATTERN,
+  userByEmailKey,
+  userKey,
+} from './keyspace.ts';
 import { sha256Hex } from '../sha256.ts';
 
 /** A setup link works once, for this long. */
@@ -93,7 +99,8 @@ export class UserStore {
       setup_digest: '',
       role,
     };
-    const claimed = await this.redis.set(userByEmailKey(user.email), user.user_id, 'NX');
+    const legacy = await this.redis.exists(legacyUserByEmailKey(user.email));
+    const claimed = legacy ? null : await this.redis.set(userByEmailKey(user.email), user.user_id, 'NX');
     if (claimed !== 'OK') throw new Error(`a portal user with email ${user.email} already exists`);
     await this.redis.hset(userKey(user.user_id), user);
     return { user, setupToken: await this.issueSetupToken(user.user_id) };
@@ -118,8 +125,32 @@ export class UserStore {
   async byEmail(email: string): Promise<PortalUser | null> {
     const parsed = Email.safeParse(email);
     if (!parsed.success) return null;
-    const id = await this.redis.get(userByEmailKey(parsed.data));
+    const id =
+      (await this.redis.get(userByEmailKey(parsed.data))) ??
+      (await this.redis.get(legacyUserByEmailKey(parsed.data)));
     return id ? this.byId(id) : null;
+  }
+
+  /**
+   * Renames every user-by-email key still named by its address in clear to its digest's name
+   * (`admin user migrate-emails`; `npm start` runs it). Idempotent; returns how many it renamed.
+   */
+  async migrateEmailKeys(): Promise<number> {
+    let moved = 0;
+    let cursor = '0';
+    do {
+      const [next, names] = await this.redis.scan(cursor, 'MATCH', USER_BY_EMAIL_PATTERN, 'COUNT', 1000);
+      cursor = next;
+      for (const name of names) {
+        const email = name.slice(USER_BY_EMAIL_PATTERN.length - 1);
+        if (/^[0-9a-f]{64}$/.test(email)) continue;
+        const id = await this.redis.get(name);
+        if (id !== null) await this.redis.set(userByEmailKey(email), id, 'NX');
+        await this.redis.del(name);
+        moved++;
+      }
+    } while (cursor !== '0');
+    return moved;
   }
 
   async byId(userId: string): Promise<PortalUser | null> {

@@ -68,6 +68,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
       PORTAL_GROUP: `frs-portal-test-${Date.now()}`,
       PORTAL_SIGNIN_MAX_PER_EMAIL: '5',
       PORTAL_SIGNIN_MAX_PER_IP: '12',
+      PORTAL_SIGNIN_MAX_PER_IP_EMAIL: '5',
       // One window for the whole run, so no count resets half-way through a test.
       PORTAL_SIGNIN_WINDOW_S: '86400',
       PORTAL_TRUST_PROXY: 'loopback',
@@ -562,14 +563,14 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect((await fetch(String(again.setup_url))).status).toBe(200);
   });
 
-  it('rate-limits failed sign-ins per email and per client address', async () => {
+  it('rate-limits failed sign-ins per address and account and per client address', async () => {
     const a = await account(portal, 'verify');
     const c = await account(portal, 'verify');
     for (const acc of [a, c]) await (await setUp(browser, acc)).context.close();
     const form = await signinForm(portal.url);
     const ip = clientIp();
 
-    // Per email: after 5 failures even the right password is refused until the window ends.
+    // Per address and account: after 5 failures even the right password is refused there until the window ends.
     for (let i = 0; i < 5; i++)
       expect((await postSignin(portal.url, form, a.email, 'wrong password!', ip)).status).toBe(401);
     const limited = await postSignin(portal.url, form, a.email, PASSWORD, ip);

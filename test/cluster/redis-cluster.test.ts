@@ -196,7 +196,12 @@ describe('Redis Cluster', () => {
     await queue.close();
 
     // The portal: sign-in limit directly, then setup and the Activity feed of a real score.
-    const limit = new SigninLimit(as('portal'), { maxPerEmail: 1, maxPerIp: 10, windowS: 60 });
+    const limit = new SigninLimit(as('portal'), {
+      maxPerEmail: 10,
+      maxPerIp: 10,
+      maxPerIpEmail: 1,
+      windowS: 60,
+    });
     expect((await limit.take('a@example.test', '192.0.2.1')).ok).toBe(true);
     expect((await limit.take('a@example.test', '192.0.2.1')).ok).toBe(false);
     const adminClient = as('admin');

@@ -8,7 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createConnection } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -20,7 +20,7 @@ import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { sessionKey, userByEmailKey } from '../../shared/portal/keyspace.ts';
+import { legacyUserByEmailKey, sessionKey, userByEmailKey } from '../../shared/portal/keyspace.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { scoreCall } from '../../infra/harness/fixtures.ts';
 import { scrape, sample } from '../helpers/metrics.ts';
@@ -106,6 +106,8 @@ describe('Redis ACL users of the compose deployment', () => {
     servers.push(durable.proc, cache.proc);
     port = durable.port;
     cachePort = cache.port;
+    // As an operator does once (and npm start on every start): the API may not SCAN for keys.
+    await new OrgStore(as.admin()).indexKeys();
   });
 
   afterAll(async () => {
@@ -142,7 +144,99 @@ describe('Redis ACL users of the compose deployment', () => {
       await expect(c.config('GET', 'dir')).rejects.toThrow(NOPERM);
       await expect(c.keys('*')).rejects.toThrow(NOPERM);
       await expect(c.call('FUNCTION', 'FLUSH')).rejects.toThrow(NOPERM);
+      // Key names outside a user's patterns: client-side caching's broadcast and MONITOR.
+      await expect(c.call('CLIENT', 'TRACKING', 'on', 'BCAST')).rejects.toThrow(NOPERM);
+      await expect(c.call('CLIENT', 'LIST')).rejects.toThrow(NOPERM);
+      await expect(c.call('MONITOR')).rejects.toThrow(NOPERM);
     }
+    // SCAN lists every key whatever the patterns: only the admin CLI has it (its migrations).
+    for (const [user, c] of Object.entries(as).filter(([u]) => u !== 'admin'))
+      await expect(c().scan('0'), user).rejects.toThrow(NOPERM);
+  });
+
+  it('no key name carries an email: users by email are named by digest, old names are migrated', async () => {
+    const { org } = await orgWithKey();
+    const admin = as.admin();
+    const users = new UserStore(admin);
+    const email = `staff-${hex()}@example.test`;
+    const { user } = await users.create(org.org_id, email);
+    expect(userByEmailKey(email)).toMatch(/^frs:portal:email:[0-9a-f]{64}$/);
+    await expect(admin.get(userByEmailKey(email))).resolves.toBe(user.user_id);
+    await expect(admin.exists(legacyUserByEmailKey(email))).resolves.toBe(0);
+    // A user made before: its key named by address is read, then renamed by the migration.
+    const old = `old-${hex()}@example.test`;
+    const { user: oldUser } = await users.create(org.org_id, old);
+    await admin.del(userByEmailKey(old));
+    await admin.set(legacyUserByEmailKey(old), oldUser.user_id);
+    expect((await new UserStore(as.portal()).byEmail(old))?.user_id).toBe(oldUser.user_id);
+    await expect(users.create(org.org_id, old)).rejects.toThrow('already exists');
+    expect(await users.migrateEmailKeys()).toBeGreaterThanOrEqual(1);
+    await expect(admin.exists(legacyUserByEmailKey(old))).resolves.toBe(0);
+    expect((await new UserStore(as.portal()).byEmail(old))?.user_id).toBe(oldUser.user_id);
+    const [, names] = await admin.scan('0', 'MATCH', 'frs:portal:email:*', 'COUNT', 10_000);
+    expect(names.filter((n) => n.includes('@'))).toEqual([]);
+  });
+
+  it('docs/security.md lists both ACL files exactly, token for token', () => {
+    /** Each user line (and selector) of an ACL file: login, key patterns, channels, commands. */
+    const fromAcl = (file: string) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('user '))
+        .flatMap((line) => {
+          const selector = /\((.*)\)/.exec(line);
+          const tokens = (selector ? line.slice(0, selector.index) : line).trim().split(/\s+/);
+          const name = tokens[1]!;
+          const rest = tokens.slice(2);
+          const row = {
+            user: name,
+            login: rest
+              .filter((t) => ['on', 'off', 'nopass'].includes(t) || t.startsWith('>'))
+              .map((t) => (t.startsWith('>') ? 'password' : t)),
+            keys: rest.filter((t) => t.includes('~')),
+            channels: rest.filter((t) => t === 'resetchannels' || t.startsWith('&')),
+            commands: rest.filter(
+              (t) =>
+                !t.includes('~') &&
+                !t.startsWith('&') &&
+                !t.startsWith('>') &&
+                !['on', 'off', 'nopass', 'resetchannels'].includes(t),
+            ),
+          };
+          if (!selector) return [row];
+          const inner = selector[1]!.trim().split(/\s+/);
+          return [
+            row,
+            {
+              user: `${name} (selector)`,
+              login: [],
+              keys: inner.filter((t) => t.includes('~')),
+              channels: [],
+              commands: inner.filter((t) => !t.includes('~')),
+            },
+          ];
+        });
+    /** The rows of the table under `heading` in docs/security.md's "The rules, exactly". */
+    const doc = readFileSync('docs/security.md', 'utf8');
+    const section = doc.slice(doc.indexOf('### The rules, exactly'), doc.indexOf('### What no user may do'));
+    const fromDoc = (heading: string) => {
+      const rows = section.slice(section.indexOf(heading)).split('\n\n')[1]!.split('\n').slice(2);
+      return rows.map((r) => {
+        const cells = r
+          .split(/(?<!\\)\|/)
+          .slice(1, -1)
+          .map((c) => [...c.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replaceAll('\\|', '|')));
+        return {
+          user: cells[0]![0]!,
+          login: cells[1]!,
+          keys: cells[2]!,
+          channels: cells[3]!,
+          commands: cells[4]!,
+        };
+      });
+    };
+    expect(fromDoc('Durable Redis:')).toEqual(fromAcl('infra/ops/redis/users.acl'));
+    expect(fromDoc('Explain cache Redis:')).toEqual(fromAcl('infra/ops/redis/explain-users.acl'));
   });
 
   it('API nodes read keys and snapshots, write controls and key last-used times, and nothing else', async () => {

@@ -6,7 +6,7 @@ import { AS_RELEASED, type VersionState } from '../../../shared/scoring/version-
 import { SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
 import type { CapabilityHealth } from '../capabilities/health.ts';
 import { methodNotAllowed } from '../http/errors.ts';
-import { metricsAccess } from '../http/metrics-access.ts';
+import { metricsAccess } from '../../../shared/metrics-access.ts';
 import { operation } from '../http/operation.ts';
 import type { ApiMetrics } from '../metrics.ts';
 

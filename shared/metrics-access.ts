@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { RequestHandler } from 'express';
-import { ApiError } from '../../../shared/contract/errors.ts';
+import { ApiError } from './contract/errors.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
