@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
@@ -232,6 +233,38 @@ describe('controls on real Redis', () => {
     expect(Object.keys(entry).sort()).toEqual(['body', 'bt', 'fp', 'sid', 'state']);
   });
 
+  it('a request its node died answering, sent again to a node whose Redis is down, is billed once', async () => {
+    const p = await principal();
+    const nodeA = new Controls({ redis, log, nodeCount: 2 });
+    const first = await nodeA.admit(p, 'resent', BODY);
+    expect(first.kind).toBe('admitted');
+    // Node A dies here, its 200 never sent. Node B cannot reach Redis: it answers locally.
+    const other = createRedis(cfg.REDIS_URL, { failFast: true, connectionName: 'frs-test-node-b' });
+    if (other.status !== 'ready') await once(other, 'ready');
+    const nodeB = new Controls({ redis: other, log, nodeCount: 2 });
+    const ended = once(other, 'end');
+    other.disconnect();
+    await ended;
+    try {
+      const resent = await nodeB.admit(p, 'resent', BODY);
+      expect(resent).toMatchObject({ kind: 'admitted', headers: { 'Idempotency-Status': 'unavailable' } });
+      // Two local answers of one key (node B twice, as two nodes would) and one of a fresh key.
+      expect((await nodeB.admit(p, 'fresh', BODY)).kind).toBe('admitted');
+      expect((await nodeB.admit(p, 'fresh', BODY)).kind).toBe('admitted');
+      expect(nodeB.unsettledCredits).toBe(3);
+      other.connect().catch(() => undefined);
+      await waitFor(
+        'the settlement',
+        async () => (nodeB.unsettledCredits === 0 ? true : undefined),
+        10_000,
+        50,
+      );
+      expect((await store.creditsUsed(p.org.org_id)).used).toBe(2);
+    } finally {
+      other.disconnect();
+    }
+  });
+
   it("a retry whose scoring fails after taking a claim over refunds the dead request's credit", async () => {
     let now = Date.now();
     const controls = new Controls({ redis, log, nodeCount: 1, now: () => now });
@@ -325,13 +358,15 @@ describe('settle.lua', () => {
     redis.defineCommand('testSettle', { lua, numberOfKeys: 3 });
     const { orgId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
     const key = `frs:credits:{${orgId}}:2031-01`;
-    const settle = (idem: string, token: string) =>
+    const settle = (idem: string, token: string, fp = 'x') =>
       (redis as unknown as { testSettle(...a: (string | number)[]): Promise<number> }).testSettle(
         key,
         idem,
         `${key}:settled:${token}`,
         token,
         3600,
+        60,
+        fp,
         60,
       );
     await redis.set(key, '10');
@@ -348,5 +383,15 @@ describe('settle.lua', () => {
     const takenOver = idempotencyKey(orgId, sha256('taken-over'));
     await redis.hset(takenOver, 'fp', 'x', 'state', 'done', 'bt', 't-billed', 'sid', 's', 'body', 'b');
     expect(await settle(takenOver, 't-billed')).toBe(12);
+    // Another node billed this key and body and died before answering; the caller sent it again
+    // and a node answered it locally: billed already. A different body under the key is billed.
+    expect(await settle(takenOver, 't-resent')).toBe(12);
+    expect(await settle(takenOver, 't-other-body', 'y')).toBe(13);
+    // Two nodes answered the same key locally: the first settlement bills and leaves an entry
+    // naming it, the second finds it.
+    const twice = idempotencyKey(orgId, sha256('local-twice'));
+    expect(await settle(twice, 't-node-a')).toBe(14);
+    expect(await redis.hmget(twice, 'bt', 'fp', 'until')).toEqual(['t-node-a', 'x', '0']);
+    expect(await settle(twice, 't-node-b')).toBe(14);
   });
 });

@@ -57,6 +57,13 @@ type ScriptedRedis = RedisClient & {
   frsSettle(credits: string, idem: string, marker: string, ...args: Args): Promise<number>;
   frsReleaseIdempotent(credits: string, idem: string, ...args: Args): Promise<number>;
 };
+/** An idempotent request admitted locally: billed by settle.lua unless its key was billed already. */
+interface Unsettled {
+  key: string;
+  idemKey: string;
+  fp: string;
+}
+
 /** admit.lua's answer for one request: outcome, requests in the window, credits used[, stored body]. */
 export type AdmitReply = [string, number, number, string?];
 
@@ -133,7 +140,7 @@ export class Controls implements AdmissionControl {
    * Idempotent requests admitted locally after their script got no reply, by token: whether
    * Redis billed them is settled once it answers again (settle.lua).
    */
-  private readonly uncertain = new Map<string, { key: string; idemKey: string }>();
+  private readonly uncertain = new Map<string, Unsettled>();
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
   private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
@@ -186,10 +193,8 @@ export class Controls implements AdmissionControl {
     // A script that timed out may still run once Redis catches up and bill there; such a request
     // is then not billed again locally (an outage may under-bill by a few credits, never double).
     let maybeBilledInRedis = false;
-    // An idempotent one can be told apart later: its entry carries this request's token if the
-    // script ran. It is billed then, by settle.lua, not guessed now.
-    let uncertain = false;
     const token = randomUUID();
+    const fp = idemKey === undefined ? '' : bodyFingerprint(body);
     if (this.redisUsable(now)) {
       const rate = rateKey(org.org_id, Math.floor(now / 1000), scope);
       const limits: Args = [org.rate_rps, org.credits, org.overdraft, creditsTtlSeconds(now)];
@@ -202,7 +207,7 @@ export class Controls implements AdmissionControl {
               idemKey,
               idempotencyCountKey(org.org_id, now),
               ...limits,
-              bodyFingerprint(body),
+              fp,
               IN_PROGRESS_TTL_S,
               token,
               ...tail,
@@ -222,12 +227,15 @@ export class Controls implements AdmissionControl {
             ]);
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
-        uncertain = billed && idemKey !== undefined;
         this.redisFailed(now, err);
       }
     }
     if (!result) {
-      if (uncertain) this.uncertain.set(token, { key: credits, idemKey: idemKey! });
+      // An idempotent one is never billed on the node: its entry tells later whether its own
+      // script ran, or whether another node billed the same key before dying with the answer
+      // (the caller sent it again here). settle.lua bills it then, once, not guessed now.
+      const uncertain = billed && idemKey !== undefined;
+      if (uncertain) this.uncertain.set(token, { key: credits, idemKey: idemKey!, fp });
       return this.admitLocally(
         principal,
         billed ? credits : null,
@@ -340,7 +348,7 @@ export class Controls implements AdmissionControl {
         firstErr ??= err;
       }
     };
-    const settle = async (token: string, { key, idemKey }: { key: string; idemKey: string }) => {
+    const settle = async (token: string, { key, idemKey, fp }: Unsettled) => {
       try {
         const used = await this.redis.frsSettle(
           key,
@@ -349,6 +357,8 @@ export class Controls implements AdmissionControl {
           token,
           creditsTtlSeconds(now),
           RECONCILE_MARKER_TTL_S,
+          fp,
+          IDEMPOTENCY_TTL_S,
         );
         this.uncertain.delete(token);
         this.local.observe(key, Number(used));
@@ -414,6 +424,7 @@ export class Controls implements AdmissionControl {
     };
     // Without Redis no node can know whether the key was used elsewhere: say so, and score.
     if (idempotent) headers['Idempotency-Status'] = 'unavailable';
+    if (d.outcome !== 'admitted' && uncertainToken) this.uncertain.delete(uncertainToken);
     if (d.outcome === 'rate_limited') throw rateLimited(d.limit, headers, now);
     if (d.outcome === 'credits_exhausted') throw creditsExhausted(headers);
     // Written to Redis by the next request that reaches it, or by this timer when none does
