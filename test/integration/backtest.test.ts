@@ -214,9 +214,11 @@ describe('backtest: replay of retained scores under a candidate, read by promoti
       org_id: '',
     };
     const dir = mkdtempSync(join(tmpdir(), 'frs-backtest-'));
-    const report = await writeReport(dir, meta, figures);
+    // With PNGs: resvg rejects malformed SVG, which a browser might forgive.
+    const report = await writeReport(dir, meta, figures, true);
     expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(meta.run_id);
     expect(report.files.filter((f) => f.endsWith('.svg'))).toHaveLength(3);
+    expect(report.files.filter((f) => f.endsWith('.png'))).toHaveLength(3);
     expect(await saveRun(ch, DB, meta, figures)).toBeGreaterThan(100);
     const latest = await latestRun(ch, DB, CANDIDATE.id, BASELINE.id);
     expect(latest).toMatchObject({
