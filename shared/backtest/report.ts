@@ -13,14 +13,14 @@ import type { RunMeta } from './store.ts';
 const FONT = 'font-family="DejaVu Sans, sans-serif"';
 const COLORS: Record<Role, string> = { baseline: '#7f8c8d', candidate: '#2471a3' };
 const pct = (v: number | null, digits = 2) => (v === null ? 'n/a' : `${(v * 100).toFixed(digits)} %`);
-const text = (x: number, y: number, s: string, extra = '') =>
-  `<text x="${x}" y="${y}" ${FONT} font-size="13" ${extra}>${escapeHtml(s)}</text>`;
+const text = (x: number, y: number, s: string, extra = '', size = 13) =>
+  `<text x="${x}" y="${y}" ${FONT} font-size="${size}" ${extra}>${escapeHtml(s)}</text>`;
 
 function svg(w: number, h: number, title: string, body: string[]): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">`,
     `<rect width="${w}" height="${h}" fill="white"/>`,
-    text(w / 2, 24, title, 'text-anchor="middle" font-size="16" font-weight="bold"'),
+    text(w / 2, 24, title, 'text-anchor="middle" font-weight="bold"', 16),
     ...body,
     '</svg>',
   ].join('\n');
@@ -40,7 +40,7 @@ function groupedBars(title: string, f: Figures, value: (role: Role, b: Band) => 
   for (let i = 0; i <= 5; i++) {
     const v = (top * i) / 5;
     body.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
-    body.push(text(M.left - 8, y(v) + 4, pct(v, 1), 'text-anchor="end" font-size="11"'));
+    body.push(text(M.left - 8, y(v) + 4, pct(v, 1), 'text-anchor="end"', 11));
   }
   BANDS.forEach((b, i) => {
     const x0 = M.left + i * groupW;
@@ -51,7 +51,7 @@ function groupedBars(title: string, f: Figures, value: (role: Role, b: Band) => 
       body.push(
         `<rect x="${x}" y="${y(v)}" width="${bw}" height="${M.top + plotH - y(v)}" fill="${COLORS[r]}"/>`,
       );
-      body.push(text(x + bw / 2, y(v) - 4, pct(v, 1), 'text-anchor="middle" font-size="10"'));
+      body.push(text(x + bw / 2, y(v) - 4, pct(v, 1), 'text-anchor="middle"', 10));
     });
     body.push(text(x0 + groupW / 2, M.top + plotH + 18, b, 'text-anchor="middle"'));
   });
@@ -102,9 +102,7 @@ function heatMap(f: Figures): string {
       body.push(
         text(x + cell / 2, yy + cell / 2 - 2, count.toLocaleString('en'), `text-anchor="middle" ${ink}`),
       );
-      body.push(
-        text(x + cell / 2, yy + cell / 2 + 16, pct(share, 1), `text-anchor="middle" font-size="11" ${ink}`),
-      );
+      body.push(text(x + cell / 2, yy + cell / 2 + 16, pct(share, 1), `text-anchor="middle" ${ink}`, 11));
     });
   });
   return svg(W, H, 'Band movement (share of the baseline band)', body);

@@ -179,3 +179,8 @@ export async function recordPromotion(ch: ClickHouseClient, database: string, p:
     format: 'JSONEachRow',
   });
 }
+
+/** The `sql backtests` blocks of docs/data.md "Backtests", for the tests that run them. */
+export function documentedQueries(doc: string): string[] {
+  return [...doc.matchAll(/```sql backtests\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+}

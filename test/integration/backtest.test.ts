@@ -19,7 +19,7 @@ import { AuditRecord } from '../../shared/audit/record.ts';
 import { BANDS, type Figures } from '../../shared/backtest/figures.ts';
 import { writeReport } from '../../shared/backtest/report.ts';
 import { runBacktest } from '../../shared/backtest/run.ts';
-import { latestRun, newRunId, saveRun } from '../../shared/backtest/store.ts';
+import { documentedQueries, latestRun, newRunId, saveRun } from '../../shared/backtest/store.ts';
 import type { Band, Tier } from '../../shared/contract/response.ts';
 import { ScoreResponse } from '../../shared/contract/response.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
@@ -214,10 +214,27 @@ describe('backtest: replay of retained scores under a candidate, read by promoti
       org_id: '',
     };
     const dir = mkdtempSync(join(tmpdir(), 'frs-backtest-'));
-    const report = await writeReport(dir, meta, figures);
+    // With PNGs: resvg rejects malformed SVG, which a browser might forgive.
+    const report = await writeReport(dir, meta, figures, true);
     expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(meta.run_id);
     expect(report.files.filter((f) => f.endsWith('.svg'))).toHaveLength(3);
+    expect(report.files.filter((f) => f.endsWith('.png'))).toHaveLength(3);
     expect(await saveRun(ch, DB, meta, figures)).toBeGreaterThan(100);
+    // The queries docs/data.md gives data teams, as written but for the database and run id.
+    const [runs, shares] = documentedQueries(readFileSync('docs/data.md', 'utf8')).map((q) =>
+      q.replaceAll('FROM backtests', `FROM ${DB}.backtests`).replace(/bt_[0-9a-f]{32}/, meta.run_id),
+    );
+    const listed = await (await ch.query({ query: runs!, format: 'JSONEachRow' })).json<{ run_id: string }>();
+    expect(listed.map((r) => r.run_id)).toEqual([meta.run_id]);
+    const side = await (
+      await ch.query({ query: shares!, format: 'JSONEachRow' })
+    ).json<Record<string, number>>();
+    expect(side).toHaveLength(5);
+    for (const row of side) {
+      const band = row.band as unknown as Band;
+      expect(row.candidate_share).toBeCloseTo(figures.candidate.bands[band].share, 9);
+      expect(row.baseline_share).toBeCloseTo(figures.baseline.bands[band].share, 9);
+    }
     const latest = await latestRun(ch, DB, CANDIDATE.id, BASELINE.id);
     expect(latest).toMatchObject({
       run_id: meta.run_id,

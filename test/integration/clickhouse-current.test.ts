@@ -18,7 +18,13 @@ import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 import { readDay } from '../../shared/backtest/signatures.ts';
 import { runBacktest } from '../../shared/backtest/run.ts';
-import { latestRun, newRunId, recordPromotion, saveRun } from '../../shared/backtest/store.ts';
+import {
+  documentedQueries,
+  latestRun,
+  newRunId,
+  recordPromotion,
+  saveRun,
+} from '../../shared/backtest/store.ts';
 import { Chdb } from '../helpers/chdb.ts';
 import { rowSchemaColumns } from '../helpers/row-columns.ts';
 import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
@@ -472,6 +478,15 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       org_id: '',
     };
     await saveRun(ch, DB, meta, f);
+    // docs/data.md "Backtests" queries, as written but for the database and run id.
+    for (const q of documentedQueries(readFileSync('docs/data.md', 'utf8'))) {
+      const sql = q
+        .replaceAll('FROM backtests', `FROM ${DB}.backtests`)
+        .replace(/bt_[0-9a-f]{32}/, meta.run_id);
+      expect(
+        (await ch.query({ query: sql, format: 'JSONEachRow' }).then((r) => r.json())).length,
+      ).toBeGreaterThan(0);
+    }
     expect(await latestRun(ch, DB, '2026.12.1', '2026.12.2')).toMatchObject({
       run_id: meta.run_id,
       scores: f.scores,
