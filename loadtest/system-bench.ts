@@ -48,6 +48,7 @@ import { Publication, runStages } from './bench-stages.ts';
 import { listeningPids, stackPorts } from './core-shield.ts';
 import { figure, show, type Figure } from './figures.ts';
 import { runK6, type Step } from './k6-step.ts';
+import { machineTicks } from './phase-cpu.ts';
 import { cpuMicros } from './proc-cpu.ts';
 import { systemCostSvg } from './system-chart.ts';
 
@@ -86,6 +87,7 @@ interface RateResult {
   rps: Figure;
   p99: Figure;
   dropped: Figure;
+  others: Figure;
   /** µs of CPU per score, by role */
   perScore: Map<string, Figure>;
   total: Figure;
@@ -228,8 +230,17 @@ async function rowsWritten(): Promise<number> {
 
 let expectedRows = 0;
 
+interface Measurement {
+  step: Step;
+  perScore: Map<string, number>;
+  /** Cores the rest of the machine used meanwhile (k6 and other tenants): what this run cannot control. */
+  others: number;
+}
+
 /** One open-loop step at `rate`, with each role's CPU per score over it. */
-async function step(rate: number): Promise<{ step: Step; perScore: Map<string, number> }> {
+async function step(rate: number): Promise<Measurement> {
+  const machineBefore = machineTicks();
+  const startedAt = performance.now();
   const before = cpuByRole();
   const s = runK6({
     BASE_URLS: apiUrls(),
@@ -245,11 +256,16 @@ async function step(rate: number): Promise<{ step: Step; perScore: Map<string, n
   await waitFor('the sink to write the step', async () => (await rowsWritten()) >= expectedRows, 20_000, 250);
   await sleep(1_000); // the portal's last fetch and Redis write
   const after = cpuByRole();
+  const machineAfter = machineTicks();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const oursUs = roles.reduce((a, r) => a + after.get(r.name)! - before.get(r.name)!, 0);
+  // /proc/stat counts in USER_HZ ticks (1/100 s).
+  const others = ((machineAfter.busy - machineBefore.busy) / 100 - oursUs / 1e6) / seconds;
   assertAlive();
   const perScore = new Map(
     roles.map((r) => [r.name, (after.get(r.name)! - before.get(r.name)!) / s.requests]),
   );
-  return { step: s, perScore };
+  return { step: s, perScore, others };
 }
 
 /** Unmeasured: the fresh broker's JIT and the services' hot paths compile here, not in round 1. */
@@ -285,7 +301,7 @@ async function measureRates(): Promise<void> {
   const labels = FIXED_RATES
     ? FIXED_RATES.map((r) => `${r} req/s`)
     : FRACTIONS.map((f, i) => `${f * 100} % (${Math.round(rates[i]!)} req/s)`);
-  const steps = rates.map(() => [] as { step: Step; perScore: Map<string, number> }[]);
+  const steps = rates.map(() => [] as Measurement[]);
   for (let round = 1; round <= ROUNDS; round++)
     for (const [i, rate] of rates.entries()) {
       const m = await step(rate);
@@ -294,6 +310,7 @@ async function measureRates(): Promise<void> {
       const parts = [...m.perScore].map(([n, us]) => `${n} ${us.toFixed(0)}`).join(', ');
       log(
         `round ${round}, ${labels[i]}: ${m.step.requests} scores (${m.step.dropped} dropped), ` +
+          `other processes ${m.others.toFixed(2)} cores, ` +
           `${total.toFixed(0)} µs CPU per score: ${parts}`,
       );
     }
@@ -306,6 +323,7 @@ async function measureRates(): Promise<void> {
       rps: figure(ms.map((m) => m.step.rps)),
       p99: figure(ms.map((m) => m.step.p99)),
       dropped: figure(ms.map((m) => m.step.dropped)),
+      others: figure(ms.map((m) => m.others)),
       perScore,
       total: figure(ms.map((m) => [...m.perScore.values()].reduce((a, b) => a + b, 0))),
     });
@@ -329,6 +347,7 @@ function report(): void {
     `| achieved rate, req/s | | ${results.map((x) => show(x.rps)).join(' | ')} |`,
     `| k6 p99, ms | | ${results.map((x) => show(x.p99, 1)).join(' | ')} |`,
     `| iterations k6 dropped | | ${results.map((x) => show(x.dropped)).join(' | ')} |`,
+    `| cores used by other processes (k6, other tenants) | | ${results.map((x) => show(x.others, 2)).join(' | ')} |`,
     '',
   ];
   const api = (x: RateResult) =>
