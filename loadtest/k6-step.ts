@@ -14,6 +14,8 @@ export interface Step {
   p50: number;
   p99: number;
   failed: number;
+  /** Iterations an open-loop step could not start (k6 ran out of VUs): the rate was not offered. */
+  dropped: number;
   /** CPU the target's server processes spent per request in this step (µs), from /proc. */
   cpuUs?: number;
 }
@@ -50,6 +52,7 @@ export function runK6(env: Record<string, string>, pids: number[] = [], prefix: 
     p50: m.http_req_duration.med,
     p99: m.http_req_duration['p(99)'],
     failed: m.http_req_failed?.value ?? 0,
+    dropped: m.dropped_iterations?.count ?? 0,
     ...(pids.length > 0 ? { cpuUs: cpu / m.http_reqs.count } : {}),
   };
   if (step.failed > 0 || step.requests === 0) {

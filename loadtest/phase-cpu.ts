@@ -19,7 +19,8 @@ export function processTicks(pid: number | undefined): number {
   }
 }
 
-function machineTicks(): { busy: number; total: number } {
+/** Ticks of the whole machine since boot: busy (neither idle nor iowait) and in total. */
+export function machineTicks(): { busy: number; total: number } {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const total = f.reduce((a, b) => a + b, 0);
   return { busy: total - f[3]! - f[4]!, total };

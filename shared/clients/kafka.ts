@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { gzipSync, unzip } from 'node:zlib';
-import { promisify } from 'node:util';
+import { gzipSync, unzipSync } from 'node:zlib';
 import kafkajs, { CompressionTypes, Kafka, logLevel, type KafkaConfig } from 'kafkajs';
 import type { Config } from '../config.ts';
 
@@ -10,13 +9,15 @@ import type { Config } from '../config.ts';
  * fresh deflate state each time, about 300 µs of CPU whatever the batch's size, which on the API
  * node was a sixth of a scoring request's CPU. Synchronous level-1 deflate costs 25-40 µs for a
  * batch of 1-40 records (measured on this codebase's records), still shrinks JSON several-fold,
- * and is plain gzip to every consumer. Decompression stays asynchronous, as kafkajs has it.
+ * and is plain gzip to every consumer. Decompression is synchronous for the same reason: every
+ * consumer (the sink, the portal's feed) inflates each producer batch, which below a few hundred
+ * scores a second holds one or two records, and the async call cost 35-155 µs of CPU for one
+ * record against 10-20 µs inline (docs/performance.md, "The whole system's cost per score").
  */
-const unzipAsync = promisify(unzip);
 // A CommonJS export Node's ESM loader does not name: reached through the default export.
 kafkajs.CompressionCodecs[CompressionTypes.GZIP] = () => ({
   compress: async (encoder: { buffer: Buffer }) => gzipSync(encoder.buffer, { level: 1 }),
-  decompress: (buffer: Buffer) => unzipAsync(buffer),
+  decompress: async (buffer: Buffer) => unzipSync(buffer),
 });
 
 /**
