@@ -37,7 +37,13 @@ const REFUSALS: Record<string, Refusal> = {
     status: 400,
     reason: 'Bad Request',
     code: 'E_BAD_REQUEST',
-    message: 'Content-Length sent with Transfer-Encoding, or more than one different Content-Length',
+    message: 'more than one different Content-Length, or Content-Length with Transfer-Encoding',
+  },
+  HPE_INVALID_TRANSFER_ENCODING: {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'E_BAD_REQUEST',
+    message: 'Transfer-Encoding sent with Content-Length, or not ending in chunked',
   },
   HPE_INVALID_CONTENT_LENGTH: {
     status: 400,
