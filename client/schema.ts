@@ -251,11 +251,11 @@ export interface components {
       subject?: components['schemas']['SubjectResolution'];
       components?: components['schemas']['Component'][];
       primary_risk_factor?: {
-        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
         code: string;
         narrative?: string;
       };
-      /** @description One of the benign exclusions registry (`x-benign-exclusions` at the document root): `MOBILE_IN_OPERATING_COUNTRY`, `FIXED_LINE_IN_OPERATING_COUNTRY`, `ACCESS_IP_IN_EXPECTED_GEOGRAPHY`, `SUBJECT_IN_DIASPORA_CORRIDOR`, `IP_NOT_ANONYMISED`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the benign exclusions registry (`x-benign-exclusions` at the document root): `MOBILE_IN_OPERATING_COUNTRY`, `FIXED_LINE_IN_OPERATING_COUNTRY`, `ACCESS_IP_IN_EXPECTED_GEOGRAPHY`, `SUBJECT_IN_DIASPORA_CORRIDOR`, `IP_NOT_ANONYMISED`, `IP_PRIVACY_RELAY`, `IP_CARRIER_NAT`. New values may be added; treat unknown ones as opaque. */
       benign_exclusions?: string[];
       context_applied?: {
         context_id?: string;
@@ -311,7 +311,7 @@ export interface components {
       verdict: 'clean' | 'neutral' | 'elevated' | 'adverse' | 'no_match' | 'unavailable';
       /** @description Raw-risk points this component contributed. */
       contribution: number;
-      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
       detail?: string;
     };
     /** @description Network assets only; never subscriber identity. */
@@ -353,7 +353,7 @@ export interface components {
         components: components['schemas']['Component'][];
         subject?: components['schemas']['SubjectResolution'];
         primary_risk_factor?: {
-          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
           code: string;
           narrative?: string;
         };
