@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FEEDS } from './capabilities/registry.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -171,13 +172,13 @@ const envSchema = z.object({
     .optional(),
   /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
   CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
-  /** Overrides of the registry's refresh intervals, e.g. `ip_tor_exit=600`. */
+  /** Overrides of the registry's refresh intervals, e.g. `ip_vpn_proxy=600`. */
   CAPABILITY_REFRESH_S: secondsByCapability,
-  /** Overrides of the registry's freshness limits, e.g. `ip_tor_exit=3600`. */
+  /** Overrides of the registry's freshness limits, e.g. `ip_vpn_proxy=3600`. */
   CAPABILITY_FRESHNESS_S: secondsByCapability,
   /**
    * Overrides of the registry's maximum data ages (how old the data itself may be), e.g.
-   * `ip_tor_exit=172800`. The local stack and the tests raise them for the dated seed samples.
+   * `ip_vpn_proxy=172800`. The local stack and the tests raise them for the dated seed samples.
    */
   CAPABILITY_MAX_DATA_AGE_S: secondsByCapability,
   /**
@@ -208,14 +209,6 @@ const envSchema = z.object({
   LEDGER_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(25),
   /** How long an open ledger breaker waits before letting a trial lookup through. */
   LEDGER_BREAKER_RESET_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
-  FEED_CARRIER: feedLocation,
-  FEED_ASN: feedLocation,
-  FEED_IP_COUNTRY: feedLocation,
-  FEED_HOSTING_RANGES: feedLocation,
-  FEED_TOR_EXITS: feedLocation,
-  FEED_VPN_PROXY_RANGES: feedLocation,
-  FEED_NDC_RISK: feedLocation,
-  FEED_REPUTATION: feedLocation,
   /** Time limit of fetching one feed file. */
   FEED_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** A feed with fewer entries than (1 - this) x the current snapshot's is refused as suspiciously shrunk. */
@@ -261,14 +254,22 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
 export type Config = z.infer<typeof envSchema>;
 
 /**
+ * Each feed's location (`FEED_*`, one per source its capability declares, read by
+ * capabilities/sources.ts): kept on the parsed config under the variable's own name.
+ */
+const feedSchema = z.object(Object.fromEntries(Object.values(FEEDS).map((f) => [f.env, feedLocation])));
+
+/**
  * Parses the environment once at boot. A bad value throws an error naming the variable, so the
  * composition root can print it and exit instead of running on a half-valid config.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = withKafkaSasl.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const feeds = feedSchema.safeParse(env);
+  const issues = [...(parsed.error?.issues ?? []), ...(feeds.error?.issues ?? [])];
+  if (!parsed.success || !feeds.success) {
+    const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid environment:\n${lines.join('\n')}`);
   }
-  return parsed.data;
+  return { ...feeds.data, ...parsed.data };
 }

@@ -56,7 +56,7 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
   const started = performance.now();
   try {
     const fetched = await Promise.all(
-      def.feeds.map(async (f) => [f, await fetchFeed(f, deps.locations[f], deps.timeoutMs)] as const),
+      def.feeds.map(async (f) => [f, await fetchFeed(f, deps.locations[f] ?? '', deps.timeoutMs)] as const),
     );
     const files: FeedFiles = Object.fromEntries(fetched);
     // Before anything else: a feed that does not say how old its data is is refused.

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { kindAt, rangeAt, type AddressKey, type RangeSet } from '../capabilities/range-set.ts';
+import type { AddressKey } from '../capabilities/range-set.ts';
 import { classifyAsWithOperator, type AsType } from './as-type.ts';
 import { continentOf } from './continents.ts';
 import { countryAt, type IpNetworks } from './ip-networks.ts';
@@ -27,7 +27,11 @@ export interface IpFacts {
   /** Registry (whois) country of the allocation, ISO 3166-1 alpha-2. */
   country_code?: string;
   continent?: string;
-  /** On a listed hosting range, or on an AS whose type is `hosting`: the two always agree. */
+  /**
+   * On an AS whose type is `hosting`, or on a range a capability lists as hosting (its `ipFacts`,
+   * shared/capabilities/definition.ts): the two always agree. `vpn`, `proxy` and `tor` are set
+   * the same way, by the capabilities whose lists name the address.
+   */
   hosting: boolean;
   vpn: boolean;
   proxy: boolean;
@@ -42,14 +46,6 @@ export interface IpFacts {
 interface Located {
   asn?: number;
   country?: string;
-}
-
-/** Range sets laid over the network tables by the capability snapshots; absent ones list nothing. */
-export interface IpOverlays {
-  hosting?: RangeSet;
-  tor?: RangeSet;
-  /** Kind 1 = vpn, 2 = proxy. */
-  vpnProxy?: RangeSet;
 }
 
 function addressKey(addr: ipaddr.IPv4 | ipaddr.IPv6): AddressKey {
@@ -103,18 +99,13 @@ function locateV6(networks: IpNetworks, hi: bigint, lo: bigint): Located {
  * Cymru's full bogon list. Allocated space that is simply not announced is not a bogon: it is
  * reported with its country and no AS.
  *
- * Without `networks` (the network tables are unavailable) only the special-purpose check and
- * the overlays apply: nothing is called unallocated on no evidence. With `networksStale` (the
+ * Without `networks` (the network tables are unavailable) only the special-purpose check
+ * applies: nothing is called unallocated on no evidence. With `networksStale` (the
  * tables are older than their maximum data age) absence from them is no evidence either: space
  * allocated after their date would look unallocated, so an address they do not list is an
  * unknown network, while special-purpose ranges stay bogons.
  */
-export function resolveIp(
-  literal: string,
-  networks: IpNetworks | undefined,
-  overlays: IpOverlays = {},
-  networksStale = false,
-): IpFacts {
+export function resolveIp(literal: string, networks: IpNetworks | undefined, networksStale = false): IpFacts {
   let addr = ipaddr.parse(literal.split('%')[0]!);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
     addr = (addr as ipaddr.IPv6).toIPv4Address();
@@ -132,23 +123,9 @@ export function resolveIp(
   };
   if (facts.bogon) return facts;
 
-  const key = addressKey(addr);
-  if (overlays.tor) facts.tor = kindAt(overlays.tor, key) !== 0;
-  const services: NonNullable<IpFacts['services']> = {};
-  if (overlays.vpnProxy) {
-    const { kind, service } = rangeAt(overlays.vpnProxy, key);
-    facts.vpn = kind === 1;
-    facts.proxy = kind === 2;
-    if (service !== undefined) services.vpn_proxy = service;
-  }
-  const hostingRange = overlays.hosting ? rangeAt(overlays.hosting, key) : { kind: 0 };
-  const listedHosting = hostingRange.kind !== 0;
-  facts.hosting = listedHosting;
-  if (hostingRange.service !== undefined) services.hosting = hostingRange.service;
-  if (services.vpn_proxy !== undefined || services.hosting !== undefined) facts.services = services;
   if (!networks) return facts;
 
-  const located = locate(networks, key);
+  const located = locate(networks, addressKey(addr));
   if (located.asn === undefined && located.country === undefined) {
     if (networksStale) return facts;
     facts.bogon = true;
@@ -162,7 +139,7 @@ export function resolveIp(
     const { type, operator } = classifyAsWithOperator(located.asn, name);
     if (type !== 'unknown') facts.as_type = type;
     if (operator) facts.network_operator = operator;
-    facts.hosting = listedHosting || type === 'hosting';
+    facts.hosting = type === 'hosting';
   }
   if (located.country !== undefined) {
     facts.country_code = located.country;

@@ -278,6 +278,9 @@ function shiftBand(band: Band, effect: ContextEffect): Band {
   return BAND_ORDER[Math.max(0, Math.min(BAND_ORDER.length - 1, i))]!;
 }
 
+/** The capabilities whose lists vouch that an address is not anonymised (they give IP_NOT_ANONYMISED). */
+const ANONYMISER_LISTS = COMPONENT_ORDER.filter((c) => 'IP_NOT_ANONYMISED' in c.codes).map((c) => c.key);
+
 function benignExclusions(evidence: Evidence, context: Context | undefined): BenignExclusion[] {
   const out: BenignExclusion[] = [];
   const geo = context?.geography;
@@ -293,8 +296,8 @@ function benignExclusions(evidence: Evidence, context: Context | undefined): Ben
   }
   const ip = evidence.ip;
   const anonymised = ip !== undefined && (ip.tor || ip.vpn || ip.proxy);
-  // Without the Tor or VPN lists nobody can say the address is not anonymised.
-  const listsMissing = evidence.unavailable?.has('ip_tor_exit') || evidence.unavailable?.has('ip_vpn_proxy');
+  // Without the anonymiser lists nobody can say the address is not anonymised.
+  const listsMissing = ANONYMISER_LISTS.some((key) => evidence.unavailable?.has(key));
   // A hosting or VPS address is where anonymising services run: the Tor and VPN lists not
   // naming it is no reassurance, so it earns neither exclusion.
   if (ip && !ip.bogon && !ip.hosting && !anonymised && !listsMissing) {

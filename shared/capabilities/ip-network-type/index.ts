@@ -2,7 +2,8 @@ import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolutio
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { dataPackages } from '../../resolution/data-packages.ts';
+import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 
 /** The kind of network an address sits on: origin AS, registry country and hosting ranges. */
@@ -18,15 +19,50 @@ export const ipNetworkType = defineCapability({
   },
   tier: 'verify',
   kind: 'snapshot',
-  feeds: ['asn', 'ipCountry', 'hosting'],
+  // The routing and allocation tables: RIRs allocate and transfer space every day, so an old table
+  // calls new space unallocated. 120 days: the upstream publishes monthly or more often, so this is
+  // several missed releases, while the share of routed space allocated in that time is still small.
+  sources: {
+    asn: {
+      env: 'FEED_ASN',
+      description: 'Origin AS per routed range (@ip-location-db/asn layout)',
+      // package.json: its version dates the data (feeds/as-of.ts).
+      layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv', 'package.json'],
+      seed: { path: () => dataPackages().asn.dir },
+      publishers: [],
+      refreshEveryS: DAY,
+      minRecords: 100_000,
+      maxDataAgeS: 120 * DAY,
+    },
+    ipCountry: {
+      env: 'FEED_IP_COUNTRY',
+      description: 'Registry country per allocated range (@ip-location-db/geo-whois-asn-country layout)',
+      layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv', 'package.json'],
+      seed: { path: () => dataPackages().ipCountry.dir },
+      publishers: [],
+      refreshEveryS: DAY,
+      minRecords: 100_000,
+      maxDataAgeS: 120 * DAY,
+    },
+    hosting: {
+      env: 'FEED_HOSTING_RANGES',
+      description: 'Hosting and data-centre ranges the AS classification misses: address or CIDR per line',
+      layout: 'file',
+      seed: { file: 'hosting-ranges.txt' },
+      // The large clouds' own range files, and X4BNet's lists_vpn data-centre networks (MIT).
+      publishers: [
+        'https://ip-ranges.amazonaws.com/ip-ranges.json',
+        'https://www.gstatic.com/ipranges/cloud.json',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
+      ],
+      refreshEveryS: DAY,
+      // The cloud files alone hold over a thousand prefixes.
+      minRecords: 1000,
+      maxDataAgeS: 120 * DAY,
+    },
+  },
   subject: 'ip',
-  refreshEveryS: 24 * HOUR,
   freshnessS: 7 * 24 * HOUR,
-  // The routing and allocation tables (oldest of the ASN, country and hosting feeds): RIRs allocate
-  // and transfer space every day, so an old table calls new space unallocated. 120 days: the
-  // upstream publishes monthly or more often, so this is several missed releases, while the share
-  // of routed space allocated in that time is still small.
-  maxDataAgeS: 120 * DAY,
   whenMissing: 'unavailable',
   format:
     'FRSC binary: ASN and country range tables (Uint32/BigUint64 bounds, values per row), AS names in ' +
@@ -59,6 +95,15 @@ export const ipNetworkType = defineCapability({
       networks: networksFrom(decoded, what),
       hosting: rangeSetFrom(decoded, 'hosting', what),
     }),
+  },
+  // A listed hosting range, or an AS the classification calls hosting (resolution/ip.ts): the two
+  // always agree. The range's own name is what explain shows.
+  ipFacts: (ip, key, { hosting }) => {
+    const { kind, service } = rangeAt(hosting, key);
+    return {
+      hosting: ip.hosting || kind !== 0,
+      ...(service !== undefined ? { services: { hosting: service } } : {}),
+    };
   },
   finding: ({ ip }) => {
     if (!ip) return undefined;

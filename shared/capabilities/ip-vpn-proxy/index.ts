@@ -1,6 +1,6 @@
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 
 export const VPN_PROXY_KINDS = ['vpn', 'proxy'] as const;
@@ -13,12 +13,24 @@ export const ipVpnProxy = defineCapability({
   codes: { IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.', ...IP_NOT_ANONYMISED },
   tier: 'assess',
   kind: 'snapshot',
-  feeds: ['vpnProxy'],
+  sources: {
+    vpnProxy: {
+      env: 'FEED_VPN_PROXY_RANGES',
+      description: 'VPN and proxy endpoints: `address-or-CIDR,vpn|proxy` per line',
+      layout: 'file',
+      seed: { file: 'vpn-proxy-ranges.txt' },
+      // X4BNet's lists_vpn (MIT): providers' networks by AS. Its server lists are recognised too
+      // (importers/formats.ts) for a deployment that adds them.
+      publishers: ['https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt'],
+      refreshEveryS: DAY,
+      // A dozen or more providers' networks, each announcing several prefixes.
+      minRecords: 50,
+      // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
+      maxDataAgeS: 14 * DAY,
+    },
+  },
   subject: 'ip',
-  refreshEveryS: 6 * HOUR,
   freshnessS: 2 * 24 * HOUR,
-  // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
-  maxDataAgeS: 14 * DAY,
   whenMissing: 'unavailable',
   format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy).',
   snapshot: {
@@ -31,6 +43,14 @@ export const ipVpnProxy = defineCapability({
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
+  },
+  ipFacts: (_ip, key, set) => {
+    const { kind, service } = rangeAt(set, key);
+    return {
+      vpn: kind === 1,
+      proxy: kind === 2,
+      ...(service !== undefined ? { services: { vpn_proxy: service } } : {}),
+    };
   },
   finding: ({ ip }) => {
     if (!ip) return undefined;

@@ -4,18 +4,23 @@
  * pure (bytes and a fetch date in, text out) so each can be tested on a few lines of its format;
  * the `feeds:update` command (../update.ts) reads the files, checks plausibility and writes.
  */
+import { FEEDS } from '../../registry.ts';
 import { FeedError } from '../feed-error.ts';
 
-/** The feed files importers write: range feeds the refresher reads, and the registry allocations. */
-export const IMPORT_TARGETS = {
-  torExits: 'tor-exits.txt',
-  hosting: 'hosting-ranges.txt',
-  vpnProxy: 'vpn-proxy-ranges.txt',
-  // Not read by any capability yet: the input of the unallocated-space (bogon) rule.
-  allocatedRanges: 'allocated-ranges.txt',
-} as const;
+/** The feeds importers write (the names their capabilities declare), and the registry allocations. */
+export type ImportTarget = 'torExits' | 'hosting' | 'vpnProxy' | 'allocatedRanges';
 
-export type ImportTarget = keyof typeof IMPORT_TARGETS;
+/**
+ * The file each target is written to: its seed's name as its capability declares it. The
+ * allocations are read by no capability yet (the input of an unallocated-space rule), so no
+ * declaration names their file.
+ */
+export function importTargetFile(target: ImportTarget): string {
+  if (target === 'allocatedRanges') return 'allocated-ranges.txt';
+  const seed = FEEDS[target]?.seed;
+  if (!seed || !('file' in seed)) throw new Error(`feed ${target} declares no seed file`);
+  return seed.file;
+}
 
 export interface ImportedFeed {
   feed: ImportTarget;
