@@ -19,9 +19,14 @@ export const ipVpnProxy = defineCapability({
       description: 'VPN and proxy endpoints: `address-or-CIDR,vpn|proxy` per line',
       layout: 'file',
       seed: { file: 'vpn-proxy-ranges.txt' },
-      // X4BNet's lists_vpn (MIT): providers' networks by AS. Its server lists are recognised too
-      // (importers/formats.ts) for a deployment that adds them.
-      publishers: ['https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt'],
+      // X4BNet's lists_vpn (MIT): VPN providers' networks by AS, and the servers three providers
+      // publish. Not its apple.txt: iCloud Private Relay is a relay, not an anonymiser.
+      publishers: [
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/mullvadvpn.txt',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/pia.txt',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/protonvpn.txt',
+      ],
       refreshEveryS: DAY,
       // A dozen or more providers' networks, each announcing several prefixes.
       minRecords: 50,
