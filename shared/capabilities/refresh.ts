@@ -87,10 +87,14 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
     }
     // Everything answered 304 but the snapshot must be rebuilt anyway (a new snapshot format, a
     // rotated ledger secret): fetch it whole.
-    if (fetched.some(([, f]) => f.files === undefined)) fetched = await fetchAll({});
-    const files: FeedFiles = Object.fromEntries(fetched.map(([feed, f]) => [feed, f.files!]));
+    if (fetched.some(([, f]) => f.files === undefined && !f.absent)) fetched = await fetchAll({});
+    const present = fetched.filter(([, f]) => !f.absent);
+    const files: FeedFiles = Object.fromEntries(present.map(([feed, f]) => [feed, f.files!]));
     // A feed that does not say how old its data is is refused.
-    const asOf = dataAsOf(def.feeds, files).toISOString();
+    const asOf = dataAsOf(
+      present.map(([feed]) => feed),
+      files,
+    ).toISOString();
 
     const builtAt = new Date();
     const version = `${builtAt.getTime()}-${digest.slice(0, 8)}`;

@@ -12,6 +12,7 @@
  * date is the fetch time for an undated list) decides whether the snapshot changed.
  */
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { FeedError } from './feeds/feed-error.ts';
 import { recognise, type PublicFormat } from './feeds/importers/formats.ts';
 import { mergeImports, type ImportedFeed } from './feeds/importers/imported-feed.ts';
@@ -29,6 +30,8 @@ export interface LocationState {
 export interface FetchedFeed {
   /** The feed's files as the capability's build reads them; absent when every location answered 304. */
   files?: Map<string, Buffer>;
+  /** An optional feed with nothing to read (no seed checked in, no FEED_* set): built without. */
+  absent?: true;
   /** Digest of its locations' identities: equal to the last one's when nothing changed. */
   identity: string;
   /** The state to keep per location once the refresh succeeded. */
@@ -46,6 +49,11 @@ export interface FetchOptions {
 const FUTURE_SLACK_MS = 60 * 60 * 1000;
 
 const isUrl = (location: string) => /^https?:\/\//i.test(location);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const identityOf = (parts: readonly string[]) => sha256(Buffer.from(parts.join(',')));
 
@@ -118,6 +126,9 @@ export async function fetchSourceFeed(
 ): Promise<FetchedFeed> {
   const source = FEEDS[feed];
   if (!source) throw new FeedError(`${feed}: no capability declares this feed`);
+  if (source.optional && !isUrl(location) && !(await exists(location))) {
+    return { absent: true, identity: 'absent', state: {} };
+  }
   const parts = location
     .split(',')
     .map((p) => p.trim())

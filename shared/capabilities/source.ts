@@ -32,6 +32,11 @@ export interface FeedSource {
   minRecords: number;
   /** Data older than this (its own date, not when it was fetched) is stale. */
   maxDataAgeS: number;
+  /**
+   * The capability builds without it when it has nothing to read: no seed is checked in and its
+   * FEED_* variable is unset. Its data only ever adds to what the other sources say.
+   */
+  optional?: boolean;
 }
 
 /** The seed's path: where the feed is read from when its FEED_* variable is unset. */

@@ -1,7 +1,8 @@
 /**
  * Feeds that refresh themselves from their publishers, end to end on real Redis and BullMQ: a
  * local HTTP server (node:http on 127.0.0.1) serves files in the publishers' own formats, the Tor
- * bulk exit list and an AWS ip-ranges.json, with ETag and Last-Modified; one refresher and two API
+ * bulk exit list, an AWS ip-ranges.json and a RIR's delegated-extended statistics, with ETag and
+ * Last-Modified; one refresher and two API
  * nodes share a key prefix. The files are generated here (test fixtures, not real lists) at the
  * sizes a genuine file has, since the importers refuse a file smaller than that.
  *
@@ -27,6 +28,8 @@ import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 const TOR_SUBJECT = '81.2.69.142';
 /** Another address of that network: the cloud step lists its /26 as an AWS range. */
 const CLOUD_SUBJECT = '81.2.69.200';
+/** In neither the routing nor the country table shipped (an unallocated bogon): the RIR step allocates it. */
+const RIR_SUBJECT = '23.154.77.1';
 /** Refresh intervals here: the Tor list's, and the network type's (its tables are heavier to read). */
 const TOR_REFRESH_S = 3;
 const NETWORK_REFRESH_S = 10;
@@ -34,7 +37,7 @@ const NETWORK_REFRESH_S = 10;
  * Building the network type's snapshot (some 23 MB of range tables) and loading it on a node takes
  * seconds on a loaded two-core machine: a change is live within one interval plus this.
  */
-const BUILD_ALLOWANCE_MS = 20_000;
+const BUILD_ALLOWANCE_MS = 30_000;
 
 /** A Tor bulk exit list as the Tor Project publishes it: one address per line, nothing else. */
 function torList(count: number, extra: string[] = []): string {
@@ -62,6 +65,18 @@ function awsRanges(count: number, extra: string[] = []): string {
     ],
     ipv6_prefixes: [],
   });
+}
+
+/** ARIN's delegated-extended statistics: `count` /24s from 44.0.0.0, then `extra` start addresses. */
+function rirStats(count: number, extra: string[] = []): string {
+  const starts = [...Array.from({ length: count }, (_, i) => `44.${i >> 8}.${i & 255}.0`), ...extra];
+  return [
+    `2|arin|${new Date().toISOString().slice(0, 10).replaceAll('-', '')}|${starts.length}|19700101|20261126|-0500`,
+    'arin|*|asn|*|0|summary',
+    `arin|*|ipv4|*|${starts.length}|summary`,
+    'arin|*|ipv6|*|0|summary',
+    ...starts.map((start) => `arin|US|ipv4|${start}|256|20261120|allocated|fixture`),
+  ].join('\n');
 }
 
 interface Served {
@@ -131,6 +146,7 @@ describe('feeds refresh themselves from their publishers', () => {
   beforeAll(async () => {
     publisher.set('/torbulkexitlist', torList(1200));
     publisher.set('/ip-ranges.json', awsRanges(1100));
+    publisher.set('/stats/arin/delegated-arin-extended-latest', rirStats(1100));
     await publisher.start();
     metricsPort = await freePort();
     const env = {
@@ -138,6 +154,7 @@ describe('feeds refresh themselves from their publishers', () => {
       BULLMQ_PREFIX: prefix,
       FEED_TOR_EXITS: publisher.url('/torbulkexitlist'),
       FEED_HOSTING_RANGES: publisher.url('/ip-ranges.json'),
+      FEED_ALLOCATED_RANGES: publisher.url('/stats/arin/delegated-arin-extended-latest'),
       FEED_TIMEOUT_MS: '1000',
       CAPABILITY_POLL_S: '1',
       CAPABILITY_REFRESH_S: `ip_tor_exit=${TOR_REFRESH_S},ip_network_type=${NETWORK_REFRESH_S}`,
@@ -195,15 +212,19 @@ describe('feeds refresh themselves from their publishers', () => {
     return seen as number[];
   }
 
-  it('a new Tor list and a new cloud range file reach both nodes within one refresh interval', async () => {
+  it('a new Tor list, cloud range file and RIR file reach both nodes within one refresh interval', async () => {
     for (const r of await onBoth((n) => scored(n, TOR_SUBJECT)))
       expect(detail(r, 'ip_tor_exit')?.verdict).toBe('clean');
     for (const r of await onBoth((n) => scored(n, CLOUD_SUBJECT)))
       expect(detail(r, 'ip_network_type')?.detail).not.toBe('IP_HOSTING');
 
+    for (const r of await onBoth((n) => scored(n, RIR_SUBJECT)))
+      expect(detail(r, 'ip_network_type')?.detail).toBe('IP_BOGON');
+
     const t0 = Date.now();
     publisher.set('/torbulkexitlist', torList(1200, [TOR_SUBJECT]));
     publisher.set('/ip-ranges.json', awsRanges(1100, ['81.2.69.192/26']));
+    publisher.set('/stats/arin/delegated-arin-extended-latest', rirStats(1100, ['23.154.77.0']));
     const tor = await reachesBoth('the new Tor exit on both nodes', t0, async (n) => {
       const r = await scored(n, TOR_SUBJECT);
       return detail(r, 'ip_tor_exit')?.detail === 'IP_TOR_EXIT' && r.subject?.ip_address?.tor === true;
@@ -212,13 +233,25 @@ describe('feeds refresh themselves from their publishers', () => {
       const r = await scored(n, CLOUD_SUBJECT);
       return detail(r, 'ip_network_type')?.detail === 'IP_HOSTING' && r.subject?.ip_address?.hosting === true;
     });
+    const rir = await reachesBoth('the new allocation on both nodes', t0, async (n) => {
+      const r = await scored(n, RIR_SUBJECT);
+      return (
+        detail(r, 'ip_network_type')?.detail === 'IP_NETWORK_UNKNOWN' &&
+        r.subject?.ip_address?.bogon === false
+      );
+    });
     const fetched = (p: string) =>
       publisher.log.find((l) => l.path === p && l.status === 200 && l.at >= t0)!.at - t0;
     const timeline = {
       tor: { interval: TOR_REFRESH_S * 1000, downloaded: fetched('/torbulkexitlist'), nodes: tor },
       cloud: { interval: NETWORK_REFRESH_S * 1000, downloaded: fetched('/ip-ranges.json'), nodes: cloud },
+      rir: {
+        interval: NETWORK_REFRESH_S * 1000,
+        downloaded: fetched('/stats/arin/delegated-arin-extended-latest'),
+        nodes: rir,
+      },
     };
-    console.log('timeline (ms after the publisher changed both files):', JSON.stringify(timeline));
+    console.log('timeline (ms after the publisher changed the three files):', JSON.stringify(timeline));
     for (const { interval, downloaded, nodes: live } of Object.values(timeline)) {
       // Fetched within one interval of the change (a little slack for the scheduler's own timer),
       // and live on both nodes once built and loaded.

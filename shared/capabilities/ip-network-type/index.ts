@@ -60,6 +60,26 @@ export const ipNetworkType = defineCapability({
       minRecords: 1000,
       maxDataAgeS: 120 * DAY,
     },
+    allocatedRanges: {
+      env: 'FEED_ALLOCATED_RANGES',
+      description:
+        "The registries' allocated and assigned space, one CIDR per line (the five RIRs' delegated statistics)",
+      layout: 'file',
+      // Not checked in: the registry tables above already say what was allocated by their date.
+      seed: { file: 'allocated-ranges.txt' },
+      publishers: [
+        'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest',
+        'https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest',
+        'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest',
+        'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
+        'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
+      ],
+      refreshEveryS: DAY,
+      // The smallest registry alone has several thousand address records.
+      minRecords: 1000,
+      maxDataAgeS: 120 * DAY,
+      optional: true,
+    },
   },
   subject: 'ip',
   freshnessS: 7 * 24 * HOUR,
@@ -82,25 +102,41 @@ export const ipNetworkType = defineCapability({
       );
       const hostingEntries = parsing('hosting', () => parseRangeFeed(file(files, 'hosting')), length);
       const hosting = buildRangeSet(hostingEntries);
+      const allocationEntries = files.allocatedRanges
+        ? parsing('allocatedRanges', () => parseRangeFeed(file(files, 'allocatedRanges')), length)
+        : [];
       return {
         payload: encode(networkHeader(networks), {
           ...networkArrays(networks),
           ...rangeSetArrays(hosting, 'hosting'),
+          ...(files.allocatedRanges ? rangeSetArrays(buildRangeSet(allocationEntries), 'allocated') : {}),
         }),
         // The shrink check of a refresh compares this total, which the routing table dominates.
-        entries: networks.asnV4.asn.length + networks.asnV6.asn.length + hostingEntries.length,
+        entries:
+          networks.asnV4.asn.length +
+          networks.asnV6.asn.length +
+          hostingEntries.length +
+          allocationEntries.length,
       };
     },
-    decode: (decoded, what): { networks: IpNetworks; hosting: RangeSet } => ({
+    decode: (decoded, what): { networks: IpNetworks; hosting: RangeSet; allocated?: RangeSet } => ({
       networks: networksFrom(decoded, what),
       hosting: rangeSetFrom(decoded, 'hosting', what),
+      ...(decoded.arrays.has('allocated.v4.kind')
+        ? { allocated: rangeSetFrom(decoded, 'allocated', what) }
+        : {}),
     }),
   },
   // A listed hosting range, or an AS the classification calls hosting (resolution/ip.ts): the two
   // always agree. The range's own name is what explain shows.
-  ipFacts: (ip, key, { hosting }) => {
+  ipFacts: (ip, key, { hosting, allocated }) => {
     const { kind, service } = rangeAt(hosting, key);
+    // Space the routing and country tables do not know but a registry's statistics allocate
+    // (newer than the tables): an unknown network, not an unallocated bogon.
+    const allocatedNow =
+      ip.range === 'unallocated' && allocated !== undefined && rangeAt(allocated, key).kind !== 0;
     return {
+      ...(allocatedNow ? { bogon: false, range: 'unicast' } : {}),
       hosting: ip.hosting || kind !== 0,
       ...(service !== undefined ? { services: { hosting: service } } : {}),
     };

@@ -75,11 +75,8 @@ function checkedInData(networks: IpNetworks): CapabilityData {
       const files = Object.fromEntries(feeds.map((f) => [f, read(f)]));
       out[def.key] = decodeSnapshot(name, buildSnapshot(name, files).payload);
     } else if (def.key === 'ip_network_type') {
-      const ranges = feeds.filter((f) => FEEDS[f]!.layout === 'file');
-      out[def.key] = {
-        networks,
-        hosting: buildRangeSet(ranges.flatMap((f) => parseRangeFeed(read(f).get('')!))),
-      };
+      // Its optional registry allocations have no seed: the tables alone, as a fresh checkout.
+      out[def.key] = { networks, hosting: buildRangeSet(parseRangeFeed(read('hosting').get('')!)) };
     }
   }
   return out;

@@ -7,16 +7,11 @@
 import { FEEDS } from '../../registry.ts';
 import { FeedError } from '../feed-error.ts';
 
-/** The feeds importers write (the names their capabilities declare), and the registry allocations. */
+/** The feeds importers write: the names their capabilities declare (registry.ts checks them at load). */
 export type ImportTarget = 'torExits' | 'hosting' | 'vpnProxy' | 'allocatedRanges';
 
-/**
- * The file each target is written to: its seed's name as its capability declares it. The
- * allocations are read by no capability yet (the input of an unallocated-space rule), so no
- * declaration names their file.
- */
+/** The file each target is written to: its seed's name as its capability declares it. */
 export function importTargetFile(target: ImportTarget): string {
-  if (target === 'allocatedRanges') return 'allocated-ranges.txt';
   const seed = FEEDS[target]?.seed;
   if (!seed || !('file' in seed)) throw new Error(`feed ${target} declares no seed file`);
   return seed.file;
