@@ -7,6 +7,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedError } from './feeds/feed-error.ts';
+import { recognise } from './feeds/importers/formats.ts';
+import { FEEDS } from './registry.ts';
 import { fetchSourceFeed, type LocationState } from './source-fetch.ts';
 
 const aws = (n: number, date: string) =>
@@ -104,5 +106,17 @@ describe('a feed fetched from its publishers', () => {
         now,
       }),
     ).rejects.toThrow('hosting: several locations must all be recognised public files');
+  });
+});
+
+describe('the declared publishers', () => {
+  it('are each a public file the importers recognise, imported into the feed that declares it', () => {
+    const declared = Object.entries(FEEDS).flatMap(([feed, s]) =>
+      s.publishers.map((url) => [feed, url] as const),
+    );
+    expect(declared.length).toBeGreaterThanOrEqual(10);
+    for (const [feed, url] of declared) {
+      expect([url, recognise(new URL(url).pathname)?.feed]).toEqual([url, feed]);
+    }
   });
 });
