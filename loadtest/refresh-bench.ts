@@ -10,7 +10,7 @@
  * one really contains a swap. Prints p50/p99/max per kind of round.
  *
  *   node loadtest/refresh-bench.ts [--seconds 4] [--rounds 3] [--concurrency 4]
- *                                  [--capability ip_network_type|ip_tor_exit]
+ *                                  [--capability <a snapshot capability with a file feed>]
  *
  * ip_network_type (the default) is the heaviest snapshot: ~23 MB of range tables the refresher
  * rebuilds from the CSV files and every node reads and decodes. Kafka is given an unreachable
@@ -24,6 +24,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CAPABILITY_BY_NAME, FEEDS } from '../shared/capabilities/registry.ts';
 import { feedLocations } from '../shared/capabilities/sources.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
@@ -46,10 +47,11 @@ const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONCURRENCY = Number(values.concurrency);
 const CAPABILITY = values.capability!;
-const FEED = { ip_network_type: 'hosting', ip_tor_exit: 'torExits' }[CAPABILITY] as 'hosting' | 'torExits';
+// The capability's file feed (its declared source in the project's format) is the one replaced.
+const FEED = CAPABILITY_BY_NAME.get(CAPABILITY)?.feeds.find((f) => FEEDS[f]?.layout === 'file');
 if (![SECONDS, ROUNDS, CONCURRENCY].every((n) => Number.isInteger(n) && n > 0) || !FEED) {
   console.error(
-    '--seconds, --rounds, --concurrency: positive integers; --capability ip_network_type|ip_tor_exit',
+    '--seconds, --rounds, --concurrency: positive integers; --capability: a snapshot capability with a file feed',
   );
   process.exit(2);
 }
@@ -128,14 +130,14 @@ const cfg = loadConfig();
 const prefix = `frs-refresh-bench-${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), 'frs-refresh-bench-'));
 const feedFile = join(dir, 'feed.txt');
-const seed = readFileSync(feedLocations(cfg)[FEED]);
+const seed = readFileSync(feedLocations(cfg)[FEED]!);
 writeFileSync(feedFile, seed);
 const env = {
   LOG_LEVEL: 'fatal',
   KAFKA_BROKERS: '127.0.0.1:9',
   CAPABILITY_KEY_PREFIX: prefix,
   BULLMQ_PREFIX: prefix,
-  [FEED === 'hosting' ? 'FEED_HOSTING_RANGES' : 'FEED_TOR_EXITS']: feedFile,
+  [FEEDS[FEED]!.env]: feedFile,
 };
 
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-refresh-bench' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FEEDS } from './capabilities/registry.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -186,13 +187,13 @@ export const envSchema = z.object({
   BACKTEST_MAX_AGE_DAYS: z.coerce.number().min(0).max(400).default(14),
   /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
   CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
-  /** Overrides of the registry's refresh intervals, e.g. `ip_tor_exit=600`. */
+  /** Overrides of the registry's refresh intervals, e.g. `ip_vpn_proxy=600`. */
   CAPABILITY_REFRESH_S: secondsByCapability,
-  /** Overrides of the registry's freshness limits, e.g. `ip_tor_exit=3600`. */
+  /** Overrides of the registry's freshness limits, e.g. `ip_vpn_proxy=3600`. */
   CAPABILITY_FRESHNESS_S: secondsByCapability,
   /**
    * Overrides of the registry's maximum data ages (how old the data itself may be), e.g.
-   * `ip_tor_exit=172800`. The local stack and the tests raise them for the dated seed samples.
+   * `ip_vpn_proxy=172800`. The local stack and the tests raise them for the dated seed samples.
    */
   CAPABILITY_MAX_DATA_AGE_S: secondsByCapability,
   /**
@@ -223,22 +224,6 @@ export const envSchema = z.object({
   LEDGER_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(25),
   /** How long an open ledger breaker waits before letting a trial lookup through. */
   LEDGER_BREAKER_RESET_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
-  /** Location of the numbering plans and carrier prefixes (a directory of `<calling code>.bson` files); unset: the installed npm data package. */
-  FEED_CARRIER: feedLocation,
-  /** Location of the origin-AS table (directory or URL base in the @ip-location-db/asn layout); unset: the installed npm data package. */
-  FEED_ASN: feedLocation,
-  /** Location of the registry-country table (directory or URL base); unset: the installed npm data package. */
-  FEED_IP_COUNTRY: feedLocation,
-  /** Location (file path or http(s) URL) of the hosting and data-centre ranges; unset: the seed file in infra/feeds/. */
-  FEED_HOSTING_RANGES: feedLocation,
-  /** Location (file path or http(s) URL) of the Tor exit list; unset: the seed file in infra/feeds/. */
-  FEED_TOR_EXITS: feedLocation,
-  /** Location (file path or http(s) URL) of the VPN and proxy ranges; unset: the seed file in infra/feeds/. */
-  FEED_VPN_PROXY_RANGES: feedLocation,
-  /** Location (file path or http(s) URL) of the numbering-range risk table; unset: the seed file in infra/feeds/. */
-  FEED_NDC_RISK: feedLocation,
-  /** Location (file path or http(s) URL) of the seed fraud reports; unset: the seed file in infra/feeds/. */
-  FEED_REPUTATION: feedLocation,
   /** Time limit of fetching one feed file. */
   FEED_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** A feed with fewer entries than (1 - this) x the current snapshot's is refused as suspiciously shrunk. */
@@ -284,14 +269,22 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
 export type Config = z.infer<typeof envSchema>;
 
 /**
+ * Each feed's location (`FEED_*`, one per source its capability declares, read by
+ * capabilities/sources.ts): kept on the parsed config under the variable's own name.
+ */
+const feedSchema = z.object(Object.fromEntries(Object.values(FEEDS).map((f) => [f.env, feedLocation])));
+
+/**
  * Parses the environment once at boot. A bad value throws an error naming the variable, so the
  * composition root can print it and exit instead of running on a half-valid config.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = withKafkaSasl.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const feeds = feedSchema.safeParse(env);
+  const issues = [...(parsed.error?.issues ?? []), ...(feeds.error?.issues ?? [])];
+  if (!parsed.success || !feeds.success) {
+    const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid environment:\n${lines.join('\n')}`);
   }
-  return parsed.data;
+  return { ...feeds.data, ...parsed.data };
 }

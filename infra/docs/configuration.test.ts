@@ -15,7 +15,7 @@ describe('docs/configuration.md', () => {
 
   it('names every variable the services parse, with its default', () => {
     const doc = renderConfigurationDoc();
-    for (const name of ['PORT', 'REDIS_URL', 'FEED_TIMEOUT_MS', 'PORTAL_SIGNIN_WINDOW_S']) {
+    for (const name of ['PORT', 'REDIS_URL', 'FEED_TIMEOUT_MS', 'FEED_TOR_EXITS', 'PORTAL_SIGNIN_WINDOW_S']) {
       expect(doc).toContain(`| \`${name}\` |`);
     }
     expect(doc).toMatch(/\| `PORT` \| integer \(≥ 0, ≤ 65535\) \| `8080` \|/);

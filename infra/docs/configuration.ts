@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
+import { FEEDS } from '../../shared/capabilities/registry.ts';
 import { envSchema } from '../../shared/config.ts';
 import { portalSchema } from '../../shared/portal/config.ts';
 
@@ -140,6 +141,34 @@ export function renderSection(section: Section): string {
   ].join('\n');
 }
 
+/**
+ * The `FEED_*` variables: one per source a capability declares (shared/capabilities/<name>/), so
+ * this table is read from the declarations, as the config schema itself is.
+ */
+export function renderFeeds(): string {
+  const every = (s: number) =>
+    s % 86_400 === 0 ? `${s / 86_400} d` : s % 3600 === 0 ? `${s / 3600} h` : `${s} s`;
+  const rows = Object.values(FEEDS).map((f) => {
+    const seed = 'file' in f.seed ? `\`infra/feeds/${f.seed.file}\`` : 'the installed npm data package';
+    const fallback = f.optional ? 'not read' : seed;
+    const publishers = f.publishers.length > 0 ? f.publishers.map((u) => `<${u}>`).join(' ') : 'none';
+    return `| \`${f.env}\` | ${cell(f.description)} | ${cell(fallback)} | ${cell(publishers)} | ${every(f.refreshEveryS)} |`;
+  });
+  return [
+    '## Feed locations',
+    '',
+    'Each capability declares its sources (`shared/capabilities/<name>/index.ts`); each source is read',
+    "from its `FEED_*` variable: a file path, an http(s) URL in the project's own format, or the",
+    "publishers' own files, comma-separated, which the refresher fetches on the source's schedule",
+    'with conditional requests. `docker-compose.yml` sets them to the publishers; unset, the',
+    'checked-in seed is read and nothing is fetched.',
+    '',
+    '| variable | what it holds | when unset | publishers | fetched every |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
 const LOCAL_STACK = `## The local stack scripts
 
 \`infra/local/*.sh\` (and so \`npm start\` and \`npm test\`) read \`FRS_STACK_DIR\` (default \`.stack/\`),
@@ -161,6 +190,7 @@ export function renderConfigurationDoc(): string {
     'and the behaviour without it is the one described.',
     '',
     ...SECTIONS.map((s) => renderSection(s) + '\n'),
+    renderFeeds() + '\n',
     LOCAL_STACK,
     '',
   ].join('\n');

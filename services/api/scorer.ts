@@ -97,7 +97,6 @@ export class Scorer {
       carriers: d.caller_id_integrity,
       networks: d.ip_network_type?.networks,
       networksStale,
-      overlays: { hosting: d.ip_network_type?.hosting, tor: d.ip_tor_exit, vpnProxy: d.ip_vpn_proxy },
       ndcRisk: d.ndc_range_risk,
       unavailable,
       stale,

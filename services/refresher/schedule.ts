@@ -19,12 +19,23 @@ export async function registerSchedulers(queue: Queue, jobs: RefresherJob[]): Pr
   }
 }
 
-/** The worker's processor: runs the job registered under the BullMQ job's name. */
+/**
+ * The worker's processor: runs the job registered under the BullMQ job's name. The worker runs
+ * one job per registered name at once (its concurrency is the number of jobs), so a slow source
+ * (the routing tables) never holds up a quick one (the hourly Tor list); a job whose previous run
+ * of the same name is still going joins that run instead of starting a second one: one run per
+ * source at a time.
+ */
 export function dispatcher(jobs: RefresherJob[]): Processor {
   const byName = new Map(jobs.map((j) => [j.name, j]));
+  const running = new Map<string, Promise<unknown>>();
   return async (job: Job) => {
     const target = byName.get(job.name);
     if (!target) throw new Error(`no refresher job named ${job.name}`);
-    return target.run();
+    const inFlight = running.get(job.name);
+    if (inFlight) return inFlight;
+    const run = target.run().finally(() => running.delete(job.name));
+    running.set(job.name, run);
+    return run;
   };
 }

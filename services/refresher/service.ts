@@ -1,6 +1,7 @@
 /**
  * The refresher built from config: BullMQ job schedulers and one worker that runs them (one job
- * per capability, snapshots and the reputation ledger, and the audit retention job).
+ * per capability, snapshots and the reputation ledger, and the audit retention job), each job on
+ * the schedule of its capability's most frequent source.
  */
 import { Queue, Worker } from 'bullmq';
 import { hostname } from 'node:os';
@@ -81,7 +82,8 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         new Worker(REFRESHER_QUEUE, dispatcher(jobs), {
           connection,
           prefix: cfg.BULLMQ_PREFIX,
-          concurrency: 1,
+          // One run per job at a time, the jobs side by side (schedule.ts).
+          concurrency: jobs.length,
         }),
         (w) => w.close(),
       );

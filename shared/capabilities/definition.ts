@@ -1,8 +1,10 @@
 import type { Tier, Verdict } from '../contract/response.ts';
 import type { Evidence } from '../scoring/evidence.ts';
 import type { Decoded } from './codec.ts';
-import type { FeedName } from './registry.ts';
+import type { AddressKey } from './range-set.ts';
+import type { IpFacts } from '../resolution/ip.ts';
 import type { BuiltSnapshot, FeedFiles } from './snapshot-format.ts';
+import type { FeedSource } from './source.ts';
 
 /** How a snapshot capability's feeds become its blob in Redis, and the blob its data on a node. */
 export interface SnapshotCodec<Data> {
@@ -44,20 +46,16 @@ interface CapabilityParts<Key extends string, Code extends string, Data> {
   codes: Readonly<Record<Code, string>>;
   /** The lowest tier whose callers see the component. */
   tier: Tier;
-  feeds: readonly FeedName[];
+  /**
+   * Its sources by feed name (unique across capabilities): publisher, format, schedule, fewest
+   * records, maximum data age and seed (source.ts). The refresher pulls them as often as the most
+   * frequent one asks; its maximum data age is the smallest of theirs.
+   */
+  sources: Readonly<Record<string, FeedSource>>;
   /** Which subjects the capability evaluates; it is only named in `degraded_sources` for those. */
   subject: 'phone' | 'ip' | 'any';
-  /** How often the refresher pulls the sources. */
-  refreshEveryS: number;
   /** A snapshot not confirmed against its source for longer than this is stale: still used, but degraded. */
   freshnessS: number;
-  /**
-   * Data older than this (now minus the snapshot's `data_as_of`, the date of the data itself, not
-   * of its last fetch) is stale: still used, but degraded, and a rule that reads absence from it
-   * as evidence (unallocated address space) stops doing so. A source can be confirmed every hour
-   * and still be months old: an npm package nobody publishes any more.
-   */
-  maxDataAgeS: number;
   /**
    * With no snapshot at all: `unavailable` makes the component's verdict unavailable; `degraded`
    * means the component still answers from what the code knows (libphonenumber's numbering plan,
@@ -73,6 +71,12 @@ interface CapabilityParts<Key extends string, Code extends string, Data> {
    * lives in its folder.
    */
   finding(evidence: Evidence, data: Data | undefined): CapabilityFinding<Code> | undefined;
+  /**
+   * What its own data says about a routable address (listed as Tor, VPN, hosting...), merged into
+   * the subject's resolution before any finding runs, so the response's `subject.ip_address` and
+   * the other capabilities see it. Called only with its data loaded.
+   */
+  ipFacts?(ip: IpFacts, key: AddressKey, data: Data): Partial<IpFacts>;
 }
 
 /** Checks a definition and keeps its key and codes as literal types, for the derived unions. */

@@ -7,18 +7,27 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
+import { gatherEvidence } from '../scoring/evidence.ts';
 import { parseRangeFeed } from './feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from './ip-vpn-proxy/index.ts';
 import { buildRangeSet } from './range-set.ts';
-import { resolveIp } from '../resolution/ip.ts';
+import { buildSnapshot, decodeSnapshot } from './snapshots.ts';
 
 const feed = (name: string) => readFileSync(new URL(`../../infra/feeds/${name}`, import.meta.url));
-const overlays = {
-  tor: buildRangeSet(parseRangeFeed(feed('tor-exits.txt'))),
-  vpnProxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
-  hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))),
+const single = (name: string) => new Map([['', feed(name)]]);
+// Each list as its capability decodes it; the network type's data carries only its hosting ranges here.
+const data = {
+  ip_tor_exit: decodeSnapshot(
+    'ip_tor_exit',
+    buildSnapshot('ip_tor_exit', { torExits: single('tor-exits.txt') }).payload,
+  ),
+  ip_vpn_proxy: decodeSnapshot(
+    'ip_vpn_proxy',
+    buildSnapshot('ip_vpn_proxy', { vpnProxy: single('vpn-proxy-ranges.txt') }).payload,
+  ),
+  ip_network_type: { hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))) },
 };
-const resolve = (ip: string) => resolveIp(ip, undefined, overlays);
+const resolve = (ip: string) => gatherEvidence({ ip_address: ip }, { data }).ip!;
 
 describe('the feed snapshots know real subjects of each class', () => {
   it.each([

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../config.ts';
 import type { IpFacts } from '../resolution/ip.ts';
+import { gatherEvidence } from '../scoring/evidence.ts';
 import { score } from '../scoring/engine.ts';
 import { COMPONENT_KEYS, REASON_CODES, type ReasonCode } from '../scoring/reason-codes.ts';
 import { lowestTierWith } from '../scoring/tiers.ts';
@@ -7,16 +9,24 @@ import { readLock } from '../scoring/version-files.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../scoring/versions.ts';
 import type { CapabilityDefinition } from './definition.ts';
 import { kindAt } from './range-set.ts';
-import { CAPABILITY_BY_NAME } from './registry.ts';
+import { CAPABILITY_BY_NAME, FEED_OWNER, FEEDS } from './registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
+import { feedLocations, fetchFeed } from './sources.ts';
 
-// A capability added after every version was released, defined in one place and registered the
-// way a real one is: one more entry in the list of shared/capabilities/index.ts.
-const { addedLater } = await vi.hoisted(async () => {
+// A capability added after every version was released, defined in one place with its own feed and
+// source, and registered the way a real one is: one more entry in the list of
+// shared/capabilities/index.ts. Its seed is a two-line test fixture written here.
+const { addedLater, seed } = await vi.hoisted(async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const seed = join(mkdtempSync(join(tmpdir(), 'frs-added-')), 'added-list.txt');
+  writeFileSync(seed, '# as-of: 2026-11-20T00:00:00Z\n# test fixture\n192.0.2.10\n198.51.100.0/24\n');
   const { encode, file, length, parsing } = await import('./snapshot-format.ts');
   const { parseRangeFeed } = await import('./feeds/range-feed.ts');
   const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('./range-set.ts');
   const { addressKeyOf } = await import('../resolution/ip.ts');
+  const DAY = 86_400;
   const def: CapabilityDefinition<
     'ip_added_later',
     'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED',
@@ -30,16 +40,25 @@ const { addedLater } = await vi.hoisted(async () => {
     },
     tier: 'assess',
     kind: 'snapshot',
-    feeds: ['torExits'],
+    sources: {
+      addedList: {
+        env: 'FEED_ADDED_LIST',
+        description: 'Addresses on the added list, one address or CIDR per line',
+        layout: 'file',
+        seed: { path: () => seed },
+        publishers: ['https://lists.example.invalid/added-list.txt'],
+        refreshEveryS: 3 * 3600,
+        minRecords: 1,
+        maxDataAgeS: 2 * DAY,
+      },
+    },
     subject: 'ip',
-    refreshEveryS: 3600,
     freshnessS: 7200,
-    maxDataAgeS: 86_400,
     whenMissing: 'unavailable',
     format: 'FRSC binary: range set.',
     snapshot: {
       build: (files) => {
-        const entries = parsing('torExits', () => parseRangeFeed(file(files, 'torExits')), length);
+        const entries = parsing('addedList', () => parseRangeFeed(file(files, 'addedList')), length);
         return {
           payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')),
           entries: entries.length,
@@ -55,7 +74,7 @@ const { addedLater } = await vi.hoisted(async () => {
         : { verdict: 'clean', detail: 'IP_ADDED_UNLISTED' };
     },
   };
-  return { addedLater: def };
+  return { addedLater: def, seed };
 });
 vi.mock('./index.ts', async (importOriginal) => {
   const real = await importOriginal<typeof import('./index.ts')>();
@@ -86,9 +105,35 @@ describe('a capability added in one folder and one line', () => {
     expect(lowestTierWith('ip_added_later')).toBe('assess');
   });
 
+  it('brings its own feed: registry, FEED_* variable, default location, schedule and maximum age', () => {
+    expect(FEEDS.addedList).toBe(addedLater.sources.addedList);
+    expect(FEED_OWNER.get('addedList')).toBe('ip_added_later');
+    expect(CAPABILITY_BY_NAME.get('ip_added_later')).toMatchObject({
+      feeds: ['addedList'],
+      refreshEveryS: 3 * 3600,
+      maxDataAgeS: 2 * 86_400,
+    });
+    expect(feedLocations(loadConfig({})).addedList).toBe(seed);
+    expect(
+      feedLocations(loadConfig({ FEED_ADDED_LIST: 'https://mirror.example.invalid/a.txt' })).addedList,
+    ).toBe('https://mirror.example.invalid/a.txt');
+    expect(() => loadConfig({ FEED_ADDED_LIST: '' })).toThrow(/FEED_ADDED_LIST/);
+  });
+
+  it('is fetched from its seed and built into its snapshot as the refresher does', async () => {
+    const name = 'ip_added_later' as SnapshotName;
+    const fetched = await fetchFeed('addedList', feedLocations(loadConfig({})).addedList!, 1000);
+    const built = buildSnapshot(name, { addedList: fetched });
+    expect(built.entries).toBe(2);
+    const set = decodeSnapshot(name, built.payload);
+    const ip = gatherEvidence({ ip_address: '198.51.100.7' }, { data: { ip_added_later: set } }).ip!;
+    const found = score({ evidence: { ip, data: { ip_added_later: set } }, version: DEFAULT_VERSION });
+    expect(found.components.find((c) => c.component === 'ip_added_later')?.detail).toBe('IP_ADDED_LISTED');
+  });
+
   it('builds and decodes its snapshot through the snapshot dispatch', () => {
     const name = 'ip_added_later' as SnapshotName;
-    const built = buildSnapshot(name, { torExits: new Map([['', Buffer.from('192.0.2.10\n')]]) });
+    const built = buildSnapshot(name, { addedList: new Map([['', Buffer.from('192.0.2.10\n')]]) });
     expect(built.entries).toBe(1);
     const set = decodeSnapshot(name, built.payload) as ReturnType<typeof addedLater.snapshot.decode>;
     expect(kindAt(set, { v4: 0xc000020a })).toBe(1);
@@ -107,7 +152,7 @@ describe('a capability added in one folder and one line', () => {
     const name = 'ip_added_later' as SnapshotName;
     const set = decodeSnapshot(
       name,
-      buildSnapshot(name, { torExits: new Map([['', Buffer.from('192.0.2.10\n')]]) }).payload,
+      buildSnapshot(name, { addedList: new Map([['', Buffer.from('192.0.2.10\n')]]) }).payload,
     );
     const evidence = { ip: listedIp, data: { ip_added_later: set } };
     const released = score({ evidence, version: DEFAULT_VERSION });

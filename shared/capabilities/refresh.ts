@@ -1,6 +1,7 @@
 /**
- * One refresh of one capability: fetch its feeds, skip if unchanged, build and validate, refuse
- * an empty or suspiciously shrunk result, publish a new version. Only the refresher runs it: its
+ * One refresh of one capability: fetch its feeds (from their publishers where configured, with
+ * conditional requests: source-fetch.ts), skip if unchanged, build and validate, refuse an empty
+ * or suspiciously shrunk result, publish a new version. Only the refresher runs it: its
  * jobs on their schedules, and `npm run refresh -- --missing` once for a fresh deployment. API
  * nodes never build a snapshot; they load what this publishes.
  *
@@ -14,7 +15,7 @@ import { FeedError } from './feeds/feed-error.ts';
 import type { Capability } from './model.ts';
 import type { FeedName } from './registry.ts';
 import { SNAPSHOT_FORMAT, type FeedFiles } from './snapshot-format.ts';
-import { fetchFeed } from './sources.ts';
+import { fetchSourceFeed, type FetchedFeed } from './source-fetch.ts';
 import type { SnapshotMeta, SnapshotStore } from './store.ts';
 
 export interface RefreshDeps {
@@ -29,14 +30,14 @@ export interface RefreshDeps {
 export type RefreshOutcome =
   { outcome: 'published'; version: string; entries: number } | { outcome: 'unchanged'; version: string };
 
-/** `naming`: what else decides the built data (the ledger's subject keys), so a change of it rebuilds. */
-function digestOf(files: FeedFiles, naming: string): string {
+/**
+ * The digest of what the feeds served (each feed's identity: source-fetch.ts). `naming`: what else
+ * decides the built data (the ledger's subject keys), so a change of it rebuilds.
+ */
+function digestOf(fetched: readonly (readonly [FeedName, FetchedFeed])[], naming: string): string {
   const hash = createHash('sha256').update(naming);
-  for (const [feed, byName] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
-    for (const [name, bytes] of [...byName!].sort(([a], [b]) => a.localeCompare(b))) {
-      hash.update(`${feed}/${name}:${bytes.length}:`).update(bytes);
-    }
-  }
+  for (const [feed, f] of [...fetched].sort(([a], [b]) => a.localeCompare(b)))
+    hash.update(`${feed}:${f.identity};`);
   return hash.digest('hex');
 }
 
@@ -55,14 +56,24 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
   const { def } = cap;
   const started = performance.now();
   try {
-    const fetched = await Promise.all(
-      def.feeds.map(async (f) => [f, await fetchFeed(f, deps.locations[f], deps.timeoutMs)] as const),
-    );
-    const files: FeedFiles = Object.fromEntries(fetched);
-    // Before anything else: a feed that does not say how old its data is is refused.
-    const asOf = dataAsOf(def.feeds, files).toISOString();
-    const digest = digestOf(files, cap.kind === 'live' ? store.ledgerNaming : '');
-    const current = await store.current(def.name);
+    const [current, known] = await Promise.all([store.current(def.name), store.sourceState(def.name)]);
+    const fetchAll = (knownState: typeof known) =>
+      Promise.all(
+        def.feeds.map(
+          async (f) =>
+            [
+              f,
+              await fetchSourceFeed(f, deps.locations[f] ?? '', {
+                timeoutMs: deps.timeoutMs,
+                known: knownState,
+                now: new Date(),
+              }),
+            ] as const,
+        ),
+      );
+    let fetched = await fetchAll(known);
+    const digest = digestOf(fetched, cap.kind === 'live' ? store.ledgerNaming : '');
+    const sourceState = () => Object.assign({}, ...fetched.map(([, f]) => f.state)) as typeof known;
     if (
       current &&
       current.digest === digest &&
@@ -70,9 +81,20 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
       // A version built before snapshots were dated is rebuilt once, to carry its date.
       current.data_as_of !== undefined
     ) {
+      await store.saveSourceState(def.name, sourceState());
       await store.confirm(def.name);
       return { outcome: 'unchanged', version: current.version };
     }
+    // Everything answered 304 but the snapshot must be rebuilt anyway (a new snapshot format, a
+    // rotated ledger secret): fetch it whole.
+    if (fetched.some(([, f]) => f.files === undefined && !f.absent)) fetched = await fetchAll({});
+    const present = fetched.filter(([, f]) => !f.absent);
+    const files: FeedFiles = Object.fromEntries(present.map(([feed, f]) => [feed, f.files!]));
+    // A feed that does not say how old its data is is refused.
+    const asOf = dataAsOf(
+      present.map(([feed]) => feed),
+      files,
+    ).toISOString();
 
     const builtAt = new Date();
     const version = `${builtAt.getTime()}-${digest.slice(0, 8)}`;
@@ -90,6 +112,7 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
     const { entries } = built;
     checkSize(entries, current, deps.maxShrink);
     await built.publish(store, meta(entries), current);
+    await store.saveSourceState(def.name, sourceState());
     deps.log.info(
       { capability: def.name, version, entries, ms: Math.round(performance.now() - started) },
       'capability snapshot published',

@@ -10,72 +10,65 @@
 import type { ComponentKey } from '../scoring/reason-codes.ts';
 import type { CapabilityDefinition } from './definition.ts';
 import { CAPABILITY_DEFINITIONS } from './index.ts';
+import type { FeedSource } from './source.ts';
 
-/** Sources a capability is built from; each is a location (file path or HTTP URL) set in config. */
-export const FEEDS = {
-  carrier: {
-    env: 'FEED_CARRIER',
-    description: 'Google libphonenumber carrier prefixes: a directory of <calling code>.bson files',
-    layout: 'bson-dir',
-  },
-  asn: {
-    env: 'FEED_ASN',
-    description: 'Origin AS per routed range (@ip-location-db/asn layout)',
-    // package.json: its version dates the data (feeds/as-of.ts).
-    layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv', 'package.json'],
-  },
-  ipCountry: {
-    env: 'FEED_IP_COUNTRY',
-    description: 'Registry country per allocated range (@ip-location-db/geo-whois-asn-country layout)',
-    layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv', 'package.json'],
-  },
-  hosting: {
-    env: 'FEED_HOSTING_RANGES',
-    description: 'Hosting and data-centre ranges the AS classification misses: address or CIDR per line',
-    layout: 'file',
-  },
-  torExits: {
-    env: 'FEED_TOR_EXITS',
-    description: 'Tor exit addresses, one per line (the Tor Project bulk exit list)',
-    layout: 'file',
-  },
-  vpnProxy: {
-    env: 'FEED_VPN_PROXY_RANGES',
-    description: 'VPN and proxy endpoints: `address-or-CIDR,vpn|proxy` per line',
-    layout: 'file',
-  },
-  ndcRisk: {
-    env: 'FEED_NDC_RISK',
-    description: 'Numbering-range risk: `+prefix,elevated|ordinary` per line',
-    layout: 'file',
-  },
-  reputation: {
-    env: 'FEED_REPUTATION',
-    description: 'Fraud reports: `subject,reports` per line (E.164 number or IP address)',
-    layout: 'file',
-  },
-} as const satisfies Record<
-  string,
-  { env: `FEED_${string}`; description: string; layout: 'file' | 'bson-dir' | readonly string[] }
->;
+/**
+ * Every feed, by name, as its capability declares it (source.ts): the registry of feeds is the
+ * union of the capabilities' own `sources`. A name or FEED_* variable declared twice is refused
+ * when this module loads.
+ */
+export const FEEDS: Readonly<Record<string, FeedSource>> = feedsOf(CAPABILITY_DEFINITIONS);
 
-export type FeedName = keyof typeof FEEDS;
+export type FeedName = string;
+
+/** Which capability declares each feed. */
+export const FEED_OWNER: ReadonlyMap<FeedName, ComponentKey> = new Map(
+  CAPABILITY_DEFINITIONS.flatMap((c) => Object.keys(c.sources).map((f) => [f, c.key] as const)),
+);
+
+export function feedsOf(
+  defs: readonly Pick<CapabilityDefinition, 'key' | 'sources'>[],
+): Record<string, FeedSource> {
+  const out: Record<string, FeedSource> = {};
+  const envs = new Set<string>();
+  for (const def of defs) {
+    for (const [name, source] of Object.entries(def.sources)) {
+      if (out[name]) throw new Error(`${def.key}: feed ${name} is declared twice`);
+      if (envs.has(source.env)) throw new Error(`${def.key}: ${source.env} is declared twice`);
+      out[name] = source;
+      envs.add(source.env);
+    }
+  }
+  return out;
+}
 
 /** A capability's registry entry: how it is refreshed and served (shared/capabilities/definition.ts). */
 export type CapabilityDef = Pick<
   CapabilityDefinition,
-  'kind' | 'feeds' | 'subject' | 'refreshEveryS' | 'freshnessS' | 'maxDataAgeS' | 'whenMissing' | 'format'
-> & { name: ComponentKey };
+  'kind' | 'subject' | 'freshnessS' | 'whenMissing' | 'format'
+> & {
+  name: ComponentKey;
+  /** Its feeds' names, in the order it declares them. */
+  feeds: readonly FeedName[];
+  /** How often the refresher pulls its sources: as often as the most frequent of them asks. */
+  refreshEveryS: number;
+  /**
+   * Data older than this (now minus the snapshot's `data_as_of`, the date of the data itself, not
+   * of its last fetch) is stale: still used, but degraded, and a rule that reads absence from it
+   * as evidence (unallocated address space) stops doing so. The smallest of its sources' maxima.
+   */
+  maxDataAgeS: number;
+};
 
 /** The registry entries of shared/capabilities/index.ts, in its order. */
 export const CAPABILITIES: readonly CapabilityDef[] = CAPABILITY_DEFINITIONS.map((c) => ({
   name: c.key,
   kind: c.kind,
-  feeds: c.feeds,
+  feeds: Object.keys(c.sources),
   subject: c.subject,
-  refreshEveryS: c.refreshEveryS,
+  refreshEveryS: Math.min(...Object.values(c.sources).map((s) => s.refreshEveryS)),
   freshnessS: c.freshnessS,
-  maxDataAgeS: c.maxDataAgeS,
+  maxDataAgeS: Math.min(...Object.values(c.sources).map((s) => s.maxDataAgeS)),
   whenMissing: c.whenMissing,
   format: c.format,
 }));

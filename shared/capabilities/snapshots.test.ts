@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadResolutionData } from '../resolution/resolution-data.ts';
-import { resolveIp } from '../resolution/ip.ts';
+import { gatherEvidence } from '../scoring/evidence.ts';
 import { decodeSections, encodeSections } from './codec.ts';
 import { capabilityStatus } from './condition.ts';
 import { FeedError } from './feeds/feed-error.ts';
@@ -29,8 +29,12 @@ describe('snapshot encode and decode', () => {
     const data = loadResolutionData();
     const { payload } = buildSnapshot('ip_tor_exit', { torExits: file('81.2.69.142\n') });
     const tor = decodeSnapshot('ip_tor_exit', payload);
-    expect(resolveIp('81.2.69.142', data.networks, { tor })).toMatchObject({ tor: true, bogon: false });
-    expect(resolveIp('81.2.69.143', data.networks, { tor })).toMatchObject({ tor: false });
+    const sources = { networks: data.networks, data: { ip_tor_exit: tor } };
+    expect(gatherEvidence({ ip_address: '81.2.69.142' }, sources).ip).toMatchObject({
+      tor: true,
+      bogon: false,
+    });
+    expect(gatherEvidence({ ip_address: '81.2.69.143' }, sources).ip).toMatchObject({ tor: false });
   });
 
   it('round-trips the numbering-range map', () => {

@@ -5,30 +5,16 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
-import { dataPackages } from '../resolution/data-packages.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import { FEEDS, type FeedName } from './registry.ts';
+import { seedPath } from './source.ts';
 
-const SEED_DIR = fileURLToPath(new URL('../../infra/feeds', import.meta.url));
-
-/** Where each feed is read from: config, else the default. */
+/** Where each feed is read from: its FEED_* variable, else the seed its capability declares. */
 export function feedLocations(cfg: Config): Record<FeedName, string> {
   const env = cfg as unknown as Record<string, string | undefined>;
-  const packages = dataPackages();
-  const defaults: Record<FeedName, string> = {
-    carrier: join(packages.carrier.dir, 'resources', 'carrier', 'en'),
-    asn: packages.asn.dir,
-    ipCountry: packages.ipCountry.dir,
-    hosting: join(SEED_DIR, 'hosting-ranges.txt'),
-    torExits: join(SEED_DIR, 'tor-exits.txt'),
-    vpnProxy: join(SEED_DIR, 'vpn-proxy-ranges.txt'),
-    ndcRisk: join(SEED_DIR, 'ndc-range-risk.csv'),
-    reputation: join(SEED_DIR, 'reputation.csv'),
-  };
-  const out = {} as Record<FeedName, string>;
-  for (const name of Object.keys(FEEDS) as FeedName[]) out[name] = env[FEEDS[name].env] ?? defaults[name];
+  const out: Record<FeedName, string> = {};
+  for (const [name, source] of Object.entries(FEEDS)) out[name] = env[source.env] ?? seedPath(source);
   return out;
 }
 
@@ -71,7 +57,8 @@ export async function fetchFeed(
   location: string,
   timeoutMs: number,
 ): Promise<Map<string, Buffer>> {
-  const layout = FEEDS[feed].layout;
+  const layout = FEEDS[feed]?.layout;
+  if (!layout) throw new FeedError(`${feed}: no capability declares this feed`);
   // A MaxMind DB stands in for a whole feed (feeds/importers/mmdb.ts): one file, whatever the layout.
   if (layout === 'file' || isMmdbLocation(location))
     return new Map([['', await fetchOne(feed, location, timeoutMs)]]);

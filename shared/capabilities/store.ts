@@ -4,6 +4,8 @@
  *   {prefix}:current:{<capability>}        JSON SnapshotMeta of the version nodes should serve
  *   {prefix}:status:{<capability>}         JSON RefreshStatus: last confirmation and last failure
  *   {prefix}:blob:{<capability>}:<version> the snapshot's binary form (snapshot capabilities)
+ *   {prefix}:status:{<capability>}:sources JSON: per source location, the publisher's ETag and
+ *                                        Last-Modified and the digest of what it last served
  *   {prefix}:ledger:{version}            hash of subject key (keyed HMAC) -> reports (in the ledger Redis)
  *   {prefix}:announce                    pub/sub channel; the message is the capability's name
  *
@@ -15,6 +17,7 @@
 import type { SubjectKeys } from './subject-key.ts';
 import type { RedisClient } from '../clients/redis.ts';
 import type { CapabilityName } from './registry.ts';
+import type { LocationState } from './source-fetch.ts';
 
 export interface SnapshotMeta {
   version: string;
@@ -70,6 +73,8 @@ export class SnapshotStore {
 
   currentKey = (name: CapabilityName) => `${this.prefix}:current:{${name}}`;
   statusKey = (name: CapabilityName) => `${this.prefix}:status:{${name}}`;
+  /** Under `status:`, where the refresher's Redis user may already write (infra/ops/redis/users.acl). */
+  sourcesKey = (name: CapabilityName) => `${this.prefix}:status:{${name}}:sources`;
   blobKey = (name: CapabilityName, version: string) => `${this.prefix}:blob:{${name}}:${version}`;
   ledgerKey = (version: string) => `${this.prefix}:ledger:${version}`;
 
@@ -135,6 +140,17 @@ export class SnapshotStore {
       .set(this.statusKey(name), JSON.stringify(status))
       .publish(this.channel, name)
       .exec();
+  }
+
+  /** What each source location last served (source-fetch.ts), for conditional requests. */
+  async sourceState(name: CapabilityName): Promise<Record<string, LocationState>> {
+    const raw = await this.redis.get(this.sourcesKey(name));
+    return raw ? (JSON.parse(raw) as Record<string, LocationState>) : {};
+  }
+
+  /** Kept only after a successful refresh: a refused file is downloaded (and refused) again. */
+  async saveSourceState(name: CapabilityName, state: Record<string, LocationState>): Promise<void> {
+    await this.redis.set(this.sourcesKey(name), JSON.stringify(state));
   }
 
   /** The source was fetched and validated and had not changed: the current snapshot is fresh again. */

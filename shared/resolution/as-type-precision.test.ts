@@ -13,7 +13,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
 import { buildRangeSet } from '../capabilities/range-set.ts';
-import { resolveIp, type IpFacts, type IpOverlays } from './ip.ts';
+import { gatherEvidence, type CapabilityData } from '../scoring/evidence.ts';
+import type { IpFacts } from './ip.ts';
 import type { IpNetworks } from './ip-networks.ts';
 import { loadResolutionData } from './resolution-data.ts';
 import { v4String } from './routed-space.ts';
@@ -53,14 +54,15 @@ const feed = (name: string) => readFileSync(new URL(`../../infra/feeds/${name}`,
 const rows = parseLabels(readFileSync(new URL('../../test/fixtures/as-labels.csv', import.meta.url), 'utf8'));
 
 let networks: IpNetworks;
-let overlays: IpOverlays;
+/** The hosting and VPN lists as the capabilities that read them hold them (their `ipFacts`). */
+let lists: CapabilityData;
 /** First address of each AS in the table (IPv4, else IPv6), to resolve as a caller's would be. */
 const firstAddress = new Map<number, string>();
 beforeAll(() => {
   networks = loadResolutionData().networks;
-  overlays = {
-    vpnProxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
-    hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))),
+  lists = {
+    ip_vpn_proxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
+    ip_network_type: { networks, hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))) },
   };
   const v4 = networks.asnV4;
   for (let i = 0; i < v4.asn.length; i++) {
@@ -74,10 +76,15 @@ beforeAll(() => {
   }
 });
 
+/** An address resolved as an API node resolves it: the tables, then each capability's list. */
+function resolveAddress(address: string): IpFacts {
+  return gatherEvidence({ ip_address: address }, { networks, data: lists }).ip!;
+}
+
 function resolveAs(asn: number): IpFacts {
   const start = firstAddress.get(asn);
   if (start === undefined) throw new Error(`AS${asn} originates no space in the installed table`);
-  return resolveIp(start, networks, overlays);
+  return resolveAddress(start);
 }
 
 /** What an answer says the network is: a hosting flag wins, as a caller reads it. */
@@ -161,7 +168,7 @@ describe('network-type precision on the labelled sample', () => {
   it('every network the hosting feed lists is typed hosting (as_type and hosting agree)', () => {
     const disagree = new Set<string>();
     for (const [asn, start] of firstAddress) {
-      const facts = resolveIp(start, networks, overlays);
+      const facts = resolveAddress(start);
       if (facts.hosting && facts.as_type !== undefined && facts.as_type !== 'hosting') {
         disagree.add(`AS${asn} ${facts.as_name ?? ''}: ${facts.as_type}`);
       }

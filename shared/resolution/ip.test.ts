@@ -28,12 +28,12 @@ describe('resolveIp', () => {
 
   it('with stale network tables, unallocated space is an unknown network; special-purpose ranges stay bogons', () => {
     // Space allocated after the tables' date would look unallocated: absence is no evidence then.
-    expect(resolveIp('4000::1', networks, {}, true)).toMatchObject({ bogon: false, range: 'unicast' });
-    expect(resolveIp('4000::1', networks, {}, true).asn).toBeUndefined();
-    expect(resolveIp('192.0.2.1', networks, {}, true)).toMatchObject({ bogon: true, range: 'reserved' });
-    expect(resolveIp('10.0.0.1', networks, {}, true).bogon).toBe(true);
+    expect(resolveIp('4000::1', networks, true)).toMatchObject({ bogon: false, range: 'unicast' });
+    expect(resolveIp('4000::1', networks, true).asn).toBeUndefined();
+    expect(resolveIp('192.0.2.1', networks, true)).toMatchObject({ bogon: true, range: 'reserved' });
+    expect(resolveIp('10.0.0.1', networks, true).bogon).toBe(true);
     // What the tables do list is still used.
-    expect(resolveIp('8.8.8.8', networks, {}, true)).toMatchObject({ bogon: false, asn: 'AS15169' });
+    expect(resolveIp('8.8.8.8', networks, true)).toMatchObject({ bogon: false, asn: 'AS15169' });
   });
 
   it('keeps allocated but unannounced space as not bogon, with its country and no AS', () => {

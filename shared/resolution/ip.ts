@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { kindAt, rangeAt, type AddressKey, type RangeSet } from '../capabilities/range-set.ts';
+import type { AddressKey } from '../capabilities/range-set.ts';
 import { classifyAsWithOperator, type AsType } from './as-type.ts';
 import { continentOf } from './continents.ts';
 import { countryAt, type IpNetworks } from './ip-networks.ts';
@@ -28,8 +28,10 @@ export interface IpFacts {
   country_code?: string;
   continent?: string;
   /**
-   * On an AS whose type is `hosting`, or on a listed hosting range of an AS of unknown type
-   * (which is then typed `hosting`): `as_type` and `hosting` always agree.
+   * On an AS whose type is `hosting`, or on a range the network-type capability lists as hosting
+   * in an AS of unknown type (which is then typed `hosting`; its `ipFacts`,
+   * shared/capabilities/definition.ts): `as_type` and `hosting` always agree. `vpn`, `proxy`,
+   * `relay` and `tor` are set the same way, by the capabilities whose lists name the address.
    */
   hosting: boolean;
   vpn: boolean;
@@ -50,14 +52,6 @@ export interface IpFacts {
 interface Located {
   asn?: number;
   country?: string;
-}
-
-/** Range sets laid over the network tables by the capability snapshots; absent ones list nothing. */
-export interface IpOverlays {
-  hosting?: RangeSet;
-  tor?: RangeSet;
-  /** Kind 1 = vpn, 2 = proxy. */
-  vpnProxy?: RangeSet;
 }
 
 function addressKey(addr: ipaddr.IPv4 | ipaddr.IPv6): AddressKey {
@@ -111,18 +105,13 @@ function locateV6(networks: IpNetworks, hi: bigint, lo: bigint): Located {
  * Cymru's full bogon list. Allocated space that is simply not announced is not a bogon: it is
  * reported with its country and no AS.
  *
- * Without `networks` (the network tables are unavailable) only the special-purpose check and
- * the overlays apply: nothing is called unallocated on no evidence. With `networksStale` (the
+ * Without `networks` (the network tables are unavailable) only the special-purpose check
+ * applies: nothing is called unallocated on no evidence. With `networksStale` (the
  * tables are older than their maximum data age) absence from them is no evidence either: space
  * allocated after their date would look unallocated, so an address they do not list is an
  * unknown network, while special-purpose ranges stay bogons.
  */
-export function resolveIp(
-  literal: string,
-  networks: IpNetworks | undefined,
-  overlays: IpOverlays = {},
-  networksStale = false,
-): IpFacts {
+export function resolveIp(literal: string, networks: IpNetworks | undefined, networksStale = false): IpFacts {
   let addr = ipaddr.parse(literal.split('%')[0]!);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
     addr = (addr as ipaddr.IPv6).toIPv4Address();
@@ -140,24 +129,9 @@ export function resolveIp(
   };
   if (facts.bogon) return facts;
 
-  const key = addressKey(addr);
-  if (overlays.tor) facts.tor = kindAt(overlays.tor, key) !== 0;
-  const services: NonNullable<IpFacts['services']> = {};
-  if (overlays.vpnProxy) {
-    const { kind, service } = rangeAt(overlays.vpnProxy, key);
-    facts.vpn = kind === 1;
-    facts.proxy = kind === 2;
-    if (kind === 3) facts.relay = true;
-    if (service !== undefined) services.vpn_proxy = service;
-  }
-  const hostingRange = overlays.hosting ? rangeAt(overlays.hosting, key) : { kind: 0 };
-  const listedHosting = hostingRange.kind !== 0;
-  facts.hosting = listedHosting;
-  if (hostingRange.service !== undefined) services.hosting = hostingRange.service;
-  if (services.vpn_proxy !== undefined || services.hosting !== undefined) facts.services = services;
   if (!networks) return facts;
 
-  const located = locate(networks, key);
+  const located = locate(networks, addressKey(addr));
   if (located.asn === undefined && located.country === undefined) {
     if (networksStale) return facts;
     facts.bogon = true;
@@ -170,16 +144,8 @@ export function resolveIp(
     if (name) facts.as_name = name;
     const { type, operator } = classifyAsWithOperator(located.asn, name);
     if (operator) facts.network_operator = operator;
-    // A hosting range list never overrides the network's own type: a listed range counts where
-    // the AS is hosting or of unknown type (and then the AS is read as hosting), not in a
-    // university's, a city's or an access network's space. So `as_type` and `hosting` agree.
-    facts.hosting = type === 'hosting' || (listedHosting && type === 'unknown');
-    if (facts.hosting) facts.as_type = 'hosting';
-    else if (type !== 'unknown') facts.as_type = type;
-    if (listedHosting && !facts.hosting && facts.services) {
-      delete facts.services.hosting;
-      if (facts.services.vpn_proxy === undefined) delete facts.services;
-    }
+    if (type !== 'unknown') facts.as_type = type;
+    facts.hosting = type === 'hosting';
   }
   if (located.country !== undefined) {
     facts.country_code = located.country;

@@ -29,12 +29,13 @@ describe('evidence', () => {
   it('lays the Tor, VPN and hosting lists over the network tables', () => {
     const set = (text: string, kinds?: readonly string[]) =>
       buildRangeSet(parseRangeFeed(Buffer.from(text), kinds));
-    const overlays = {
-      tor: set('81.2.69.142\n'),
-      vpnProxy: set('81.2.69.0/24,proxy\n', ['vpn', 'proxy']),
-      hosting: set('81.2.0.0/16\n'),
+    // Each list is its capability's own data, read by its own `ipFacts`.
+    const lists = {
+      ip_tor_exit: set('81.2.69.142\n'),
+      ip_vpn_proxy: set('81.2.69.0/24,proxy\n', ['vpn', 'proxy']),
+      ip_network_type: { networks: data.networks, hosting: set('81.2.0.0/16\n') },
     };
-    const ip = gatherEvidence({ ip_address: '81.2.69.142' }, { ...data, overlays }).ip!;
+    const ip = gatherEvidence({ ip_address: '81.2.69.142' }, { ...data, data: lists }).ip!;
     expect(ip).toMatchObject({ tor: true, vpn: false, proxy: true, hosting: true, bogon: false });
     expect(gatherEvidence({ ip_address: '81.2.69.142' }, data).ip).toMatchObject({
       tor: false,

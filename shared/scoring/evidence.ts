@@ -2,7 +2,8 @@ import { ndcLevel, type NdcLevel, type NdcRisk } from '../capabilities/feeds/ndc
 import type { Subject } from '../contract/request.ts';
 import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
 import type { IpNetworks } from '../resolution/ip-networks.ts';
-import { resolveIp, type IpFacts, type IpOverlays } from '../resolution/ip.ts';
+import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
+import { addressKeyOf, resolveIp, type IpFacts } from '../resolution/ip.ts';
 import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
 import type { ComponentKey } from './reason-codes.ts';
 
@@ -42,7 +43,6 @@ export interface EvidenceSources {
   networks?: IpNetworks;
   /** The network tables are older than their maximum data age: absence from them is no evidence. */
   networksStale?: boolean;
-  overlays?: IpOverlays;
   ndcRisk?: NdcRisk;
   unavailable?: ReadonlySet<ComponentKey>;
   /** Components whose data is past its maximum data age (see Evidence.stale). */
@@ -70,16 +70,36 @@ export function gatherEvidence(
       sources.ndcRisk && evidence.phone.valid ? ndcLevel(sources.ndcRisk, evidence.phone.e164) : undefined;
     if (listed) evidence.ndcListed = listed;
   }
-  if (subject.ip_address)
-    evidence.ip = resolveIp(
-      subject.ip_address,
-      sources.networks,
-      sources.overlays,
-      sources.networksStale === true,
-    );
+  if (subject.ip_address) {
+    const ip = resolveIp(subject.ip_address, sources.networks, sources.networksStale === true);
+    evidence.ip = sources.data ? withListedFacts(ip, sources.data) : ip;
+  }
   if (reputation !== undefined) evidence.reputation = reputation;
   if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;
   if (sources.stale && sources.stale.size > 0) evidence.stale = sources.stale;
   if (sources.data) evidence.data = sources.data;
   return evidence;
+}
+
+/** Capabilities that say something about an address from their own lists (their `ipFacts`). */
+const IP_LISTS = CAPABILITY_DEFINITIONS.filter((c) => c.ipFacts !== undefined);
+
+/**
+ * The address's resolution with what each loaded capability's own data says about it (listed as
+ * Tor, VPN, proxy, hosting, and the service a list names). Special-purpose space is never on a
+ * list: it is no client on the internet. Unallocated space is still looked up, as the lists can
+ * be newer than the registry tables.
+ */
+function withListedFacts(ip: IpFacts, data: CapabilityData): IpFacts {
+  if (ip.range !== 'unicast' && ip.range !== 'unallocated') return ip;
+  const key = addressKeyOf(ip.address);
+  let out = ip;
+  for (const cap of IP_LISTS) {
+    const own = data[cap.key];
+    if (own === undefined) continue;
+    const found = cap.ipFacts!(out, key, own as never);
+    const services = found.services ? { ...out.services, ...found.services } : out.services;
+    out = { ...out, ...found, ...(services ? { services } : {}) };
+  }
+  return out;
 }

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
 import { buildRangeSet } from '../capabilities/range-set.ts';
-import { resolveIp, type IpFacts } from '../resolution/ip.ts';
+import type { IpFacts } from '../resolution/ip.ts';
+import { gatherEvidence } from './evidence.ts';
 import { score, type ScoreVersion } from './engine.ts';
 import { BENIGN_EXCLUSIONS } from './reason-codes.ts';
 import { VERSION_DEFINITIONS } from './weights.ts';
@@ -31,8 +32,8 @@ const version: ScoreVersion = {
 };
 
 // A format sample of the VPN/proxy feed: a relay range (from Apple's egress list) beside a VPN.
-const overlays = {
-  vpnProxy: buildRangeSet(
+const lists = {
+  ip_vpn_proxy: buildRangeSet(
     parseRangeFeed(
       Buffer.from(
         '# as-of: 2026-11-27T00:00:00Z\n104.28.28.0/26,relay # iCloud Private Relay\n185.65.134.0/24,vpn # Mullvad VPN\n',
@@ -42,20 +43,23 @@ const overlays = {
   ),
 };
 
+/** Resolved as a node with only the VPN/proxy list loaded resolves it. */
+const resolveIp = (address: string) => gatherEvidence({ ip_address: address }, { data: lists }).ip!;
+
 const ipComponents = (ip: IpFacts) =>
   score({ evidence: { ip }, version }).components!.filter((c) => c.component.startsWith('ip_'));
 
 describe('relays and carrier NAT', () => {
   it('resolves a relay egress as a named relay, not a VPN', () => {
-    const facts = resolveIp('104.28.28.10', undefined, overlays);
+    const facts = resolveIp('104.28.28.10');
     expect(facts).toMatchObject({ vpn: false, proxy: false, relay: true });
     expect(facts.services?.vpn_proxy).toBe('iCloud Private Relay');
-    expect(resolveIp('185.65.134.10', undefined, overlays).vpn).toBe(true);
+    expect(resolveIp('185.65.134.10').vpn).toBe(true);
   });
 
   it('a relay egress on a CDN network earns no points and is a benign exclusion', () => {
     const ip = {
-      ...resolveIp('104.28.28.10', undefined, overlays),
+      ...resolveIp('104.28.28.10'),
       hosting: true,
       as_type: 'hosting' as const,
       country_code: 'GB',

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { FEEDS } from '../../shared/capabilities/registry.ts';
 import { kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { loadConfig } from '../../shared/config.ts';
 
@@ -225,6 +226,14 @@ describe('docker-compose.yml', () => {
 });
 
 describe('Dockerfile', () => {
+  it('points the refresher at every publisher its capabilities declare', () => {
+    const env = compose.services.refresher!.environment!;
+    const declared = Object.values(FEEDS).filter((f) => f.publishers.length > 0);
+    expect(declared.length).toBeGreaterThanOrEqual(3);
+    for (const feed of declared)
+      expect([feed.env, env[feed.env]]).toEqual([feed.env, feed.publishers.join(',')]);
+  });
+
   it('runs the Node version of package.json, pinned by digest', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
       engines: { node: string };

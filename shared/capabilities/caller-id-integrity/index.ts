@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { dataPackages } from '../../resolution/data-packages.ts';
 import { buildCarrierPrefixes, type CarrierPrefixes } from '../../resolution/carrier-prefixes.ts';
 import { carrierArrays, carrierHeader, carriersFrom } from '../../resolution/resolution-cache.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
@@ -15,14 +17,24 @@ export const callerIdIntegrity = defineCapability({
   },
   tier: 'verify',
   kind: 'snapshot',
-  feeds: ['carrier'],
+  sources: {
+    carrier: {
+      env: 'FEED_CARRIER',
+      description: 'Google libphonenumber carrier prefixes: a directory of <calling code>.bson files',
+      layout: 'bson-dir',
+      seed: { path: () => join(dataPackages().carrier.dir, 'resources', 'carrier', 'en') },
+      publishers: [],
+      refreshEveryS: DAY,
+      // Some 200 calling codes have carrier files.
+      minRecords: 1000,
+      // Carrier prefixes move when ranges are ported or reassigned between operators: a few hundred
+      // a year in a country; libphonenumber publishes about every two weeks. 180 days of drift names
+      // the wrong operator for a small share of numbers; past it the carrier check is not worth its name.
+      maxDataAgeS: 180 * DAY,
+    },
+  },
   subject: 'phone',
-  refreshEveryS: 24 * HOUR,
   freshnessS: 7 * 24 * HOUR,
-  // Carrier prefixes move when ranges are ported or reassigned between operators: a few hundred a
-  // year in a country; libphonenumber publishes about every two weeks. 180 days of drift names the
-  // wrong operator for a small share of numbers; past it the carrier check is not worth its name.
-  maxDataAgeS: 180 * DAY,
   whenMissing: 'degraded',
   format:
     'FRSC binary: carrier prefix keys (Float64Array) and name indexes (Uint16Array), names in the JSON header. ' +

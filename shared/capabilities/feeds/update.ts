@@ -17,10 +17,10 @@ import { basename, join } from 'node:path';
 import { VPN_PROXY_KINDS } from '../ip-vpn-proxy/index.ts';
 import { parseRangeFeed } from './range-feed.ts';
 import { FeedError } from './feed-error.ts';
-import { recognise, type PublicFormat } from './importers/formats.ts';
+import { PUBLIC_FORMATS, recognise, type PublicFormat } from './importers/formats.ts';
 import {
   FEED_LIMITS,
-  IMPORT_TARGETS,
+  importTargetFile,
   mergeImports,
   type ImportedFeed,
   type ImportTarget,
@@ -251,10 +251,10 @@ export async function updateFeeds(
   for (const input of inputs) importOne(input, now);
 
   const outcome = new Map<ImportTarget, string>();
-  for (const target of Object.keys(IMPORT_TARGETS) as ImportTarget[]) {
+  for (const target of new Set(PUBLIC_FORMATS.map((f) => f.feed))) {
     const mine = inputs.filter((i) => i.format?.feed === target);
     if (mine.length === 0) continue;
-    const path = join(opts.to, IMPORT_TARGETS[target]);
+    const path = join(opts.to, importTargetFile(target));
     const kept = (await exists(path)) ? 'left as it was' : 'not written';
     const refusedPart = mine.find((i) => i.refused);
     if (refusedPart) {

@@ -5,7 +5,8 @@ import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asnFilesOf, asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { IP_PRIVACY_RELAY } from '../ip-not-anonymised.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { dataPackages } from '../../resolution/data-packages.ts';
+import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 
 /** The kind of network an address sits on: origin AS, registry country and hosting ranges. */
@@ -22,15 +23,70 @@ export const ipNetworkType = defineCapability({
   },
   tier: 'verify',
   kind: 'snapshot',
-  feeds: ['asn', 'ipCountry', 'hosting'],
+  // The routing and allocation tables: RIRs allocate and transfer space every day, so an old table
+  // calls new space unallocated. 120 days: the upstream publishes monthly or more often, so this is
+  // several missed releases, while the share of routed space allocated in that time is still small.
+  sources: {
+    asn: {
+      env: 'FEED_ASN',
+      description: 'Origin AS per routed range (@ip-location-db/asn layout)',
+      // package.json: its version dates the data (feeds/as-of.ts).
+      layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv', 'package.json'],
+      seed: { path: () => dataPackages().asn.dir },
+      publishers: [],
+      refreshEveryS: DAY,
+      minRecords: 100_000,
+      maxDataAgeS: 120 * DAY,
+    },
+    ipCountry: {
+      env: 'FEED_IP_COUNTRY',
+      description: 'Registry country per allocated range (@ip-location-db/geo-whois-asn-country layout)',
+      layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv', 'package.json'],
+      seed: { path: () => dataPackages().ipCountry.dir },
+      publishers: [],
+      refreshEveryS: DAY,
+      minRecords: 100_000,
+      maxDataAgeS: 120 * DAY,
+    },
+    hosting: {
+      env: 'FEED_HOSTING_RANGES',
+      description: 'Hosting and data-centre ranges the AS classification misses: address or CIDR per line',
+      layout: 'file',
+      seed: { file: 'hosting-ranges.txt' },
+      // The large clouds' own range files, and X4BNet's lists_vpn data-centre networks (MIT).
+      publishers: [
+        'https://ip-ranges.amazonaws.com/ip-ranges.json',
+        'https://www.gstatic.com/ipranges/cloud.json',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
+      ],
+      refreshEveryS: DAY,
+      // The cloud files alone hold over a thousand prefixes.
+      minRecords: 1000,
+      maxDataAgeS: 120 * DAY,
+    },
+    allocatedRanges: {
+      env: 'FEED_ALLOCATED_RANGES',
+      description:
+        "The registries' allocated and assigned space, one CIDR per line (the five RIRs' delegated statistics)",
+      layout: 'file',
+      // Not checked in: the registry tables above already say what was allocated by their date.
+      seed: { file: 'allocated-ranges.txt' },
+      publishers: [
+        'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest',
+        'https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest',
+        'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest',
+        'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
+        'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
+      ],
+      refreshEveryS: DAY,
+      // The smallest registry alone has several thousand address records.
+      minRecords: 1000,
+      maxDataAgeS: 120 * DAY,
+      optional: true,
+    },
+  },
   subject: 'ip',
-  refreshEveryS: 24 * HOUR,
   freshnessS: 7 * 24 * HOUR,
-  // The routing and allocation tables (oldest of the ASN, country and hosting feeds): RIRs allocate
-  // and transfer space every day, so an old table calls new space unallocated. 120 days: the
-  // upstream publishes monthly or more often, so this is several missed releases, while the share
-  // of routed space allocated in that time is still small.
-  maxDataAgeS: 120 * DAY,
   whenMissing: 'unavailable',
   format:
     'FRSC binary: ASN and country range tables (Uint32/BigUint64 bounds, values per row), AS names in ' +
@@ -61,19 +117,50 @@ export const ipNetworkType = defineCapability({
         length,
       );
       const hosting = buildRangeSet(hostingEntries);
+      const allocationEntries = files.allocatedRanges
+        ? parsing('allocatedRanges', () => parseRangeFeed(file(files, 'allocatedRanges')), length)
+        : [];
       return {
         payload: encode(networkHeader(networks), {
           ...networkArrays(networks),
           ...rangeSetArrays(hosting, 'hosting'),
+          ...(files.allocatedRanges ? rangeSetArrays(buildRangeSet(allocationEntries), 'allocated') : {}),
         }),
         // The shrink check of a refresh compares this total, which the routing table dominates.
-        entries: networks.asnV4.asn.length + networks.asnV6.asn.length + hostingEntries.length,
+        entries:
+          networks.asnV4.asn.length +
+          networks.asnV6.asn.length +
+          hostingEntries.length +
+          allocationEntries.length,
       };
     },
-    decode: (decoded, what): { networks: IpNetworks; hosting: RangeSet } => ({
+    decode: (decoded, what): { networks: IpNetworks; hosting: RangeSet; allocated?: RangeSet } => ({
       networks: networksFrom(decoded, what),
       hosting: rangeSetFrom(decoded, 'hosting', what),
+      ...(decoded.arrays.has('allocated.v4.kind')
+        ? { allocated: rangeSetFrom(decoded, 'allocated', what) }
+        : {}),
     }),
+  },
+  // An AS the classification calls hosting (resolution/ip.ts), or a listed hosting range. A range
+  // list never overrides the network's own type: it counts where the AS is hosting or of unknown
+  // type (and then the AS is read as hosting), not in a university's, a city's or an access
+  // network's space. So `as_type` and `hosting` always agree. The range's own name is what
+  // explain shows.
+  ipFacts: (ip, key, { hosting, allocated }) => {
+    const { kind, service } = rangeAt(hosting, key);
+    const listed = kind !== 0 && (ip.as_type === undefined || ip.as_type === 'hosting');
+    const isHosting = ip.hosting || listed;
+    // Space the routing and country tables do not know but a registry's statistics allocate
+    // (newer than the tables): an unknown network, not an unallocated bogon.
+    const allocatedNow =
+      ip.range === 'unallocated' && allocated !== undefined && rangeAt(allocated, key).kind !== 0;
+    return {
+      ...(allocatedNow ? { bogon: false, range: 'unicast' } : {}),
+      hosting: isHosting,
+      ...(isHosting ? { as_type: 'hosting' } : {}),
+      ...(listed && service !== undefined ? { services: { hosting: service } } : {}),
+    };
   },
   finding: ({ ip }) => {
     if (!ip) return undefined;

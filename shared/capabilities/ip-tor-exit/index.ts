@@ -2,7 +2,7 @@ import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 import { IP_ANONYMISER_LIST_STALE, IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
 import { TOR_EXIT_CODES, torExitFinding } from './finding.ts';
@@ -14,13 +14,23 @@ export const ipTorExit = defineCapability({
   codes: { ...TOR_EXIT_CODES, ...IP_NOT_ANONYMISED, ...IP_ANONYMISER_LIST_STALE },
   tier: 'assess',
   kind: 'snapshot',
-  feeds: ['torExits'],
+  sources: {
+    torExits: {
+      env: 'FEED_TOR_EXITS',
+      description: 'Tor exit addresses, one per line (the Tor Project bulk exit list)',
+      layout: 'file',
+      seed: { file: 'tor-exits.txt' },
+      publishers: ['https://check.torproject.org/torbulkexitlist'],
+      // The Tor Project regenerates the list every 30 minutes; hourly keeps within an hour of it.
+      refreshEveryS: HOUR,
+      // Some 1,000 to 2,000 exits are listed at any time.
+      minRecords: 500,
+      // Exit relays come and go by the hour: a day-old list misses a noticeable share of them.
+      maxDataAgeS: 1 * DAY,
+    },
+  },
   subject: 'ip',
-  refreshEveryS: 30 * 60,
   freshnessS: 6 * HOUR,
-  // Exit relays come and go by the hour; the Tor Project's list is regenerated every 30 minutes.
-  // A day-old list misses a noticeable share of the current exits.
-  maxDataAgeS: 1 * DAY,
   whenMissing: 'unavailable',
   format: 'FRSC binary: range set (v4 and v6 bounds, kind per range).',
   snapshot: {
@@ -39,5 +49,6 @@ export const ipTorExit = defineCapability({
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
+  ipFacts: (_ip, key, set) => ({ tor: kindAt(set, key) !== 0 }),
   finding: torExitFinding,
 });

@@ -72,7 +72,7 @@ describe('Tor-operator space of the shipped list (infra/feeds/tor-exits.txt)', (
   const { networks } = loadResolutionData();
   const space = operatorSpaceOf(exits, networks);
   const check = (addr: string) => {
-    const facts = resolveIp(addr, networks, { tor: exits });
+    const facts = resolveIp(addr, networks);
     expect(kindAt(exits, addressKeyOf(addr)), `${addr} is not on the list`).toBe(0);
     return inSpace(space, addr, facts.asn ? Number(facts.asn.slice(2)) : undefined);
   };

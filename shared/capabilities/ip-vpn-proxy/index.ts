@@ -2,7 +2,7 @@ import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 import {
   IP_ANONYMISER_LIST_STALE,
@@ -26,12 +26,29 @@ export const ipVpnProxy = defineCapability({
   },
   tier: 'assess',
   kind: 'snapshot',
-  feeds: ['vpnProxy'],
+  sources: {
+    vpnProxy: {
+      env: 'FEED_VPN_PROXY_RANGES',
+      description: 'VPN and proxy endpoints: `address-or-CIDR,vpn|proxy` per line',
+      layout: 'file',
+      seed: { file: 'vpn-proxy-ranges.txt' },
+      // X4BNet's lists_vpn (MIT): VPN providers' networks by AS, and the servers three providers
+      // publish. Not its apple.txt: iCloud Private Relay is a relay, not an anonymiser.
+      publishers: [
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/mullvadvpn.txt',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/pia.txt',
+        'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/protonvpn.txt',
+      ],
+      refreshEveryS: DAY,
+      // A dozen or more providers' networks, each announcing several prefixes.
+      minRecords: 50,
+      // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
+      maxDataAgeS: 14 * DAY,
+    },
+  },
   subject: 'ip',
-  refreshEveryS: 6 * HOUR,
   freshnessS: 2 * 24 * HOUR,
-  // Commercial VPN/proxy exports are weekly or daily; providers rotate endpoints over weeks.
-  maxDataAgeS: 14 * DAY,
   whenMissing: 'unavailable',
   format: 'FRSC binary: range set (v4 and v6 bounds, kind 1 = vpn, 2 = proxy, 3 = privacy relay).',
   snapshot: {
@@ -49,6 +66,15 @@ export const ipVpnProxy = defineCapability({
       return { payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')), entries: entries.length };
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
+  },
+  ipFacts: (_ip, key, set) => {
+    const { kind, service } = rangeAt(set, key);
+    return {
+      vpn: kind === 1,
+      proxy: kind === 2,
+      ...(kind === 3 ? { relay: true } : {}),
+      ...(service !== undefined ? { services: { vpn_proxy: service } } : {}),
+    };
   },
   finding: ({ ip, stale }) => {
     if (!ip) return undefined;

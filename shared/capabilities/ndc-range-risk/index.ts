@@ -24,13 +24,24 @@ export const ndcRangeRisk = defineCapability({
   },
   tier: 'assess',
   kind: 'snapshot',
-  feeds: ['ndcRisk'],
+  sources: {
+    ndcRisk: {
+      env: 'FEED_NDC_RISK',
+      description: 'Numbering-range risk: `+prefix,elevated|ordinary` per line',
+      layout: 'file',
+      seed: { file: 'ndc-range-risk.csv' },
+      // The fraud team's own list: no public publisher.
+      publishers: [],
+      refreshEveryS: 6 * HOUR,
+      // A curated list: a handful of overrides is a genuine file.
+      minRecords: 1,
+      // It follows regulators' numbering changes (months) and fraud campaigns (weeks): a list not
+      // reviewed for 90 days misses the ranges of a whole season.
+      maxDataAgeS: 90 * DAY,
+    },
+  },
   subject: 'phone',
-  refreshEveryS: 6 * HOUR,
   freshnessS: 7 * 24 * HOUR,
-  // The fraud team's range list follows regulators' numbering changes (months) and fraud campaigns
-  // (weeks): a list not reviewed for 90 days misses the ranges of a whole season.
-  maxDataAgeS: 90 * DAY,
   whenMissing: 'degraded',
   format: 'FRSC binary: prefix-to-level map in the JSON header (a few thousand entries at most).',
   snapshot: {

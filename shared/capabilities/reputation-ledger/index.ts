@@ -11,13 +11,23 @@ export const reputationLedger = defineCapability({
   },
   tier: 'bureau',
   kind: 'live',
-  feeds: ['reputation'],
+  sources: {
+    reputation: {
+      env: 'FEED_REPUTATION',
+      description: 'Fraud reports: `subject,reports` per line (E.164 number or IP address)',
+      layout: 'file',
+      seed: { file: 'reputation.csv' },
+      // The consortium's fraud-report export: no public publisher.
+      publishers: [],
+      refreshEveryS: 5 * 60,
+      minRecords: 1,
+      // The export is daily; reports count for 180 days. Two missed exports and the base lacks
+      // reports the other members already act on.
+      maxDataAgeS: 2 * DAY,
+    },
+  },
   subject: 'any',
-  refreshEveryS: 5 * 60,
   freshnessS: 2 * HOUR,
-  // The consortium export is daily; reports count for 180 days. Two missed exports and the base
-  // lacks reports the other members already act on.
-  maxDataAgeS: 2 * DAY,
   whenMissing: 'unavailable',
   format:
     'Redis hash per version in the ledger Redis: field = 128-bit HMAC-SHA-256 of the canonical subject under the server secret, value = reports.',

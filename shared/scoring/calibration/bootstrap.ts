@@ -7,6 +7,8 @@
  * rate set in BOOTSTRAP_RATES. docs/scoring.md "The bootstrap population" gives each rate's basis.
  * Every draw is seeded, so the same (size, seed) gives the same population on every machine.
  */
+import { FEEDS } from '../../capabilities/registry.ts';
+import { seedPath } from '../../capabilities/source.ts';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import {
@@ -45,7 +47,6 @@ export const BOOTSTRAP_RATES = {
 } as const;
 
 const require = createRequire(import.meta.url);
-const FEEDS = new URL('../../../infra/feeds/', import.meta.url);
 
 interface Blocks {
   from: Float64Array;
@@ -98,10 +99,15 @@ function ipv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
-/** IPv4 lines of a feed file (comments and IPv6 skipped), as [first, last] address numbers. */
-function feedRanges(file: string, kind?: string): [number, number][] {
+/**
+ * IPv4 lines of a feed's seed (comments and IPv6 skipped), as [first, last] address numbers. The
+ * seed is the one its capability declares (shared/capabilities/source.ts).
+ */
+function feedRanges(feed: string, kind?: string): [number, number][] {
   const out: [number, number][] = [];
-  for (const raw of readFileSync(new URL(file, FEEDS), 'utf8').split('\n')) {
+  const source = FEEDS[feed];
+  if (!source) throw new Error(`no capability declares a feed ${feed}`);
+  for (const raw of readFileSync(seedPath(source), 'utf8').split('\n')) {
     const [cidr = '', k] = raw
       .replace(/#.*$/, '')
       .split(',')
@@ -172,8 +178,8 @@ export function drawBootstrap(size: number, seed: number): BootstrapDraw {
   const r = BOOTSTRAP_RATES;
   const countries = getCountries().filter((c) => getExampleNumber(c, examples));
   const space = announcedSpace();
-  const tor = feedRanges('tor-exits.txt');
-  const vpn = feedRanges('vpn-proxy-ranges.txt', 'vpn').filter(([a]) => a !== 0xc6336400); // not 198.51.100/26 (documentation)
+  const tor = feedRanges('torExits');
+  const vpn = feedRanges('vpnProxy', 'vpn').filter(([a]) => a !== 0xc6336400); // not 198.51.100/26 (documentation)
   const subjects: PopulationSubject[] = [];
   const reports: number[] = [];
   for (let i = 0; i < size; i++) {

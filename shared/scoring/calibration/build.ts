@@ -17,12 +17,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Band, Verdict } from '../../contract/response.ts';
-import { parseNdcFeed } from '../../capabilities/feeds/ndc-feed.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
 import { buildRangeSet } from '../../capabilities/range-set.ts';
-import { VPN_PROXY_KINDS } from '../../capabilities/ip-vpn-proxy/index.ts';
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
+import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { bandFor, evaluate, gateBand } from '../engine.ts';
 import { gatherEvidence, type CapabilityData, type EvidenceSources } from '../evidence.ts';
@@ -58,23 +57,27 @@ export interface Member {
   verdicts: ReadonlySet<Verdict>;
 }
 
-function feed(name: string): Buffer {
-  return readFileSync(new URL(`../../../infra/feeds/${name}`, import.meta.url));
-}
-
 /**
- * Each snapshot capability built from files alone, from its checked-in feeds: the data its
- * finding reads, as a node that loaded it holds it. A capability added in its own folder is
- * calibrated on its data with no line here.
+ * Each snapshot capability built from files alone, from the seeds its sources declare: the data
+ * its finding reads, as a node that loaded it holds it. A capability added in its own folder is
+ * calibrated on its data with no line here. The network type's tables come from the resolution
+ * cache instead (loadResolutionData), with its file sources (the hosting ranges) from their seeds.
  */
-function checkedInData(): CapabilityData {
+function checkedInData(networks: IpNetworks): CapabilityData {
   const locations = feedLocations({} as Config);
   const out: Record<string, unknown> = {};
+  const read = (f: string) => new Map([['', readFileSync(locations[f]!)]]);
   for (const def of CAPABILITY_DEFINITIONS) {
-    if (def.kind !== 'snapshot' || !def.feeds.every((f) => FEEDS[f].layout === 'file')) continue;
-    const files = Object.fromEntries(def.feeds.map((f) => [f, new Map([['', readFileSync(locations[f])]])]));
+    if (def.kind !== 'snapshot') continue;
+    const feeds = Object.keys(def.sources);
     const name = def.key as SnapshotName;
-    out[def.key] = decodeSnapshot(name, buildSnapshot(name, files).payload);
+    if (feeds.every((f) => FEEDS[f]!.layout === 'file')) {
+      const files = Object.fromEntries(feeds.map((f) => [f, read(f)]));
+      out[def.key] = decodeSnapshot(name, buildSnapshot(name, files).payload);
+    } else if (def.key === 'ip_network_type') {
+      // Its optional registry allocations have no seed: the tables alone, as a fresh checkout.
+      out[def.key] = { networks, hosting: buildRangeSet(parseRangeFeed(read('hosting').get('')!)) };
+    }
   }
   return out;
 }
@@ -82,19 +85,12 @@ function checkedInData(): CapabilityData {
 /** Resolution data plus the checked-in feeds, as a node with every capability loaded sees them. */
 export function calibrationSources(): EvidenceSources {
   const data = loadResolutionData();
-  const hosting = buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt')));
+  const checkedIn = checkedInData(data.networks);
   return {
-    // The network tables as the network-type snapshot decodes them (its feeds are packages, not
-    // files): the Tor capability reads the routing table's AS sizes from there.
-    data: { ...checkedInData(), ip_network_type: { networks: data.networks, hosting } },
+    data: checkedIn,
     carriers: data.carriers,
     networks: data.networks,
-    overlays: {
-      tor: buildRangeSet(parseRangeFeed(feed('tor-exits.txt'))),
-      vpnProxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
-      hosting,
-    },
-    ndcRisk: parseNdcFeed(feed('ndc-range-risk.csv')),
+    ndcRisk: checkedIn.ndc_range_risk as EvidenceSources['ndcRisk'],
   };
 }
 

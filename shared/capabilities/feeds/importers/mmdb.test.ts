@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config.ts';
-import { resolveIp } from '../../../resolution/ip.ts';
+import { gatherEvidence } from '../../../scoring/evidence.ts';
 import { kindAt } from '../../range-set.ts';
 import type { FeedName } from '../../registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from '../../snapshots.ts';
@@ -34,7 +34,7 @@ async function refreshPath<N extends SnapshotName>(
 ) {
   const locations = { ...feedLocations(loadConfig({})), ...at };
   const files: FeedFiles = {};
-  for (const feed of feeds) files[feed] = await fetchFeed(feed, locations[feed], 5000);
+  for (const feed of feeds) files[feed] = await fetchFeed(feed, locations[feed]!, 5000);
   const asOf = dataAsOf(feeds, files);
   const built = buildSnapshot(name, files);
   return { asOf, built, data: decodeSnapshot(name, built.payload) };
@@ -64,7 +64,8 @@ describe('MaxMind DB sources', () => {
     });
     // The oldest of the three: the country table is older than the test databases.
     expect(asOf.getTime()).toBeLessThanOrEqual(BUILT.getTime());
-    const at = (ip: string) => resolveIp(ip, data.networks, { hosting: data.hosting });
+    const at = (ip: string) =>
+      gatherEvidence({ ip_address: ip }, { networks: data.networks, data: { ip_network_type: data } }).ip!;
     // Source data: 1.0.0.0/24 is AS15169 "Google Inc." (the routing table says AS13335), 1.128.0.0/11
     // AS1221; 71.160.223.0/24 and 81.2.69.0/24 is_hosting_provider. 8.8.8.8 is in neither database.
     expect(at('1.0.0.1')).toMatchObject({ asn: 'AS15169', as_name: 'Google Inc.', as_type: 'hosting' });
@@ -106,7 +107,8 @@ describe('MaxMind DB sources', () => {
       asn: IPINFO_LITE,
       hosting: IPINFO_PRIVACY,
     });
-    const at = (ip: string) => resolveIp(ip, data.networks, { hosting: data.hosting });
+    const at = (ip: string) =>
+      gatherEvidence({ ip_address: ip }, { networks: data.networks, data: { ip_network_type: data } }).ip!;
     // The Lite sample: 1.0.0.0/24 AS13335 "Cloudflare, Inc."; 1.0.4.0/22 AS38803; 1.0.1.0/24 no AS.
     expect(at('1.0.0.3')).toMatchObject({ asn: 'AS13335', as_name: 'Cloudflare, Inc.', hosting: true });
     expect(at('1.0.4.9')).toMatchObject({ asn: 'AS38803', as_name: 'Gtelecom Pty Ltd' });

@@ -1,0 +1,185 @@
+/**
+ * One refresh's fetch of one feed, from wherever its FEED_* variable points: the seed or another
+ * file in the project's format, or the publisher's own public files (a comma-separated list of
+ * URLs or paths, each recognised by its path, importers/formats.ts), which are imported with the
+ * same importers and refusals as `npm run feeds:update`: a file that does not parse, has a date in
+ * the future, or fewer records than a genuine file of its format (or than the feed declares) is
+ * refused, and so is the feed.
+ *
+ * URLs are fetched conditionally: the ETag and Last-Modified a publisher sent last time (kept per
+ * URL in Redis by the store) go back as If-None-Match and If-Modified-Since, and a 304 costs no
+ * download. Each location's identity (a digest of its raw bytes, not of the imported text, whose
+ * date is the fetch time for an undated list) decides whether the snapshot changed.
+ */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { FeedError } from './feeds/feed-error.ts';
+import { recognise, type PublicFormat } from './feeds/importers/formats.ts';
+import { mergeImports, type ImportedFeed } from './feeds/importers/imported-feed.ts';
+import { FEEDS, type FeedName } from './registry.ts';
+import { fetchFeed } from './sources.ts';
+
+/** What the store keeps per location between refreshes. */
+export interface LocationState {
+  etag?: string;
+  lastModified?: string;
+  /** SHA-256 of the raw bytes last accepted from it. */
+  identity: string;
+}
+
+export interface FetchedFeed {
+  /** The feed's files as the capability's build reads them; absent when every location answered 304. */
+  files?: Map<string, Buffer>;
+  /** An optional feed with nothing to read (no seed checked in, no FEED_* set): built without. */
+  absent?: true;
+  /** Digest of its locations' identities: equal to the last one's when nothing changed. */
+  identity: string;
+  /** The state to keep per location once the refresh succeeded. */
+  state: Record<string, LocationState>;
+}
+
+export interface FetchOptions {
+  timeoutMs: number;
+  /** The state kept from the last successful refresh, by location; empty to fetch unconditionally. */
+  known: Readonly<Record<string, LocationState>>;
+  now: Date;
+}
+
+/** Allowance for clock skew between a publisher and this machine, as `feeds:update` allows. */
+const FUTURE_SLACK_MS = 60 * 60 * 1000;
+
+const isUrl = (location: string) => /^https?:\/\//i.test(location);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const identityOf = (parts: readonly string[]) => sha256(Buffer.from(parts.join(',')));
+
+type Download = { bytes: Buffer; etag?: string; lastModified?: string } | 'not-modified';
+
+async function download(feed: FeedName, url: string, known: LocationState | undefined, timeoutMs: number) {
+  const host = new URL(url).host;
+  const headers: Record<string, string> = {};
+  if (known?.etag) headers['if-none-match'] = known.etag;
+  if (known?.lastModified) headers['if-modified-since'] = known.lastModified;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const why = (err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : 'unreachable';
+    throw new FeedError(`${feed}: ${host} ${why}`);
+  }
+  if (res.status === 304 && known) {
+    await res.body?.cancel();
+    return 'not-modified' as const;
+  }
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    throw new FeedError(`${feed}: HTTP ${res.status} from ${host}`);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = Buffer.from(await res.arrayBuffer());
+  } catch {
+    throw new FeedError(`${feed}: ${host} broke off the download`);
+  }
+  const etag = res.headers.get('etag') ?? undefined;
+  const lastModified = res.headers.get('last-modified') ?? undefined;
+  return { bytes, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+}
+
+/** Imports one public file and checks it on its own, as `feeds:update` does. */
+function importOne(feed: FeedName, format: PublicFormat, bytes: Buffer, now: Date): ImportedFeed {
+  let result: ImportedFeed;
+  try {
+    result = format.importer(bytes, now);
+  } catch (err) {
+    throw new FeedError(`${feed}: ${format.name}: ${(err as Error).message}`);
+  }
+  if (result.feed !== feed) throw new FeedError(`${feed}: ${format.name} belongs to ${result.feed}`);
+  if (result.asOf.getTime() > now.getTime() + FUTURE_SLACK_MS) {
+    throw new FeedError(`${feed}: ${format.name}: its date ${result.asOf.toISOString()} is in the future`);
+  }
+  if (result.records < format.minRecords) {
+    throw new FeedError(
+      `${feed}: ${format.name}: only ${result.records} records, a genuine one has at least ${format.minRecords} (truncated?)`,
+    );
+  }
+  return result;
+}
+
+/** The public format of a location, by its path (a URL's path, without query). */
+function formatOf(location: string): PublicFormat | undefined {
+  return recognise(isUrl(location) ? decodeURIComponent(new URL(location).pathname) : location);
+}
+
+/**
+ * Fetches one feed. A single-file feed may name several publisher files (merged, dated by the
+ * oldest, as `feeds:update` merges them); any other layout is read whole, as before.
+ */
+export async function fetchSourceFeed(
+  feed: FeedName,
+  location: string,
+  opts: FetchOptions,
+): Promise<FetchedFeed> {
+  const source = FEEDS[feed];
+  if (!source) throw new FeedError(`${feed}: no capability declares this feed`);
+  if (source.optional && !isUrl(location) && !(await exists(location))) {
+    return { absent: true, identity: 'absent', state: {} };
+  }
+  const parts = location
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const formats = parts.map(formatOf);
+  const imported = formats.some((f) => f !== undefined);
+  if (source.layout !== 'file' || (!imported && parts.length === 1 && !isUrl(location))) {
+    // A directory, a package layout or a local file in the project's format: read whole.
+    const files = await fetchFeed(feed, location, opts.timeoutMs);
+    const hash = createHash('sha256');
+    for (const [name, bytes] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+      hash.update(`${name}:${bytes.length}:`).update(bytes);
+    }
+    return { files, identity: hash.digest('hex'), state: {} };
+  }
+  if (parts.length > 1 && formats.some((f) => f === undefined)) {
+    throw new FeedError(`${feed}: several locations must all be recognised public files`);
+  }
+
+  const fetchPart = async (part: string, known: LocationState | undefined): Promise<Download> => {
+    if (isUrl(part)) return download(feed, part, known, opts.timeoutMs);
+    const files = await fetchFeed(feed, part, opts.timeoutMs);
+    return { bytes: files.get('')! };
+  };
+  const first = await Promise.all(parts.map((p) => fetchPart(p, opts.known[p])));
+  if (first.every((a) => a === 'not-modified')) {
+    const state = Object.fromEntries(parts.map((p) => [p, opts.known[p]!]));
+    return { identity: identityOf(parts.map((p) => state[p]!.identity)), state };
+  }
+  // Another location changed: the ones that answered 304 are needed whole to build.
+  const answers = await Promise.all(
+    first.map((a, i) => (a === 'not-modified' ? fetchPart(parts[i]!, undefined) : Promise.resolve(a))),
+  );
+  const state: Record<string, LocationState> = {};
+  for (const [i, part] of parts.entries()) {
+    const a = answers[i] as Exclude<Download, 'not-modified'>;
+    state[part] = {
+      identity: sha256(a.bytes),
+      ...(a.etag ? { etag: a.etag } : {}),
+      ...(a.lastModified ? { lastModified: a.lastModified } : {}),
+    };
+  }
+  const identity = identityOf(parts.map((p) => state[p]!.identity));
+  const bytes = answers.map((a) => (a as Exclude<Download, 'not-modified'>).bytes);
+  if (!imported) return { files: new Map([['', bytes[0]!]]), identity, state };
+
+  const merged = mergeImports(bytes.map((b, i) => importOne(feed, formats[i]!, b, opts.now)));
+  if (merged.records < source.minRecords) {
+    throw new FeedError(
+      `${feed}: only ${merged.records} records, its capability expects at least ${source.minRecords}`,
+    );
+  }
+  return { files: new Map([['', Buffer.from(merged.text)]]), identity, state };
+}

@@ -1,0 +1,45 @@
+/**
+ * What a capability declares about each of its sources (architecture: a capability owns its
+ * sources). The feed registry, the FEED_* variables, the default locations, the file names
+ * `feeds:update` writes and calibration's data are all read from these declarations
+ * (registry.ts), never listed again elsewhere.
+ */
+import { fileURLToPath } from 'node:url';
+
+/** The checked-in snapshots a machine without internet starts from. */
+export const SEED_DIR = fileURLToPath(new URL('../../infra/feeds', import.meta.url));
+
+export interface FeedSource {
+  /** Where a deployment reads it: an http(s) URL or a path; unset, the seed. */
+  env: `FEED_${string}`;
+  description: string;
+  /** One file, a directory of `<calling code>.bson` files, or these files side by side. */
+  layout: 'file' | 'bson-dir' | readonly string[];
+  /**
+   * The seed snapshot: a file name in infra/feeds/ (also the name `feeds:update` writes), or a
+   * path resolved when read (the directory of an installed npm data package).
+   */
+  seed: { file: string } | { path: () => string };
+  /**
+   * The publisher's public files (importers/formats.ts recognises each by its path and imports it),
+   * fetched by a deployment that points the feed at them (docker-compose.yml does). Empty: the feed
+   * is read only in the project's own format.
+   */
+  publishers: readonly string[];
+  /** How often the refresher fetches it. */
+  refreshEveryS: number;
+  /** Fewer records than this is a truncated or broken download: refused, the current snapshot kept. */
+  minRecords: number;
+  /** Data older than this (its own date, not when it was fetched) is stale. */
+  maxDataAgeS: number;
+  /**
+   * The capability builds without it when it has nothing to read: no seed is checked in and its
+   * FEED_* variable is unset. Its data only ever adds to what the other sources say.
+   */
+  optional?: boolean;
+}
+
+/** The seed's path: where the feed is read from when its FEED_* variable is unset. */
+export function seedPath(source: FeedSource): string {
+  return 'file' in source.seed ? `${SEED_DIR}/${source.seed.file}` : source.seed.path();
+}
