@@ -18,9 +18,9 @@ import { VPN_PROXY_KINDS } from '../ip-vpn-proxy/index.ts';
 import { parseRangeFeed } from './range-feed.ts';
 import { FeedError } from './feed-error.ts';
 import { PUBLIC_FORMATS, recognise, type PublicFormat } from './importers/formats.ts';
+import { FEEDS } from '../registry.ts';
 import {
   FEED_LIMITS,
-  importTargetFile,
   mergeImports,
   type ImportedFeed,
   type ImportTarget,
@@ -303,3 +303,14 @@ const exists = (path: string) =>
     () => false,
   );
 const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, 'Z');
+
+/**
+ * The file each target is written to: its seed's name as its capability declares it. Here, not
+ * beside the importers: they are imported by the capabilities the registry lists, so reading the
+ * registry from there would be an import circle.
+ */
+function importTargetFile(target: ImportTarget): string {
+  const seed = FEEDS[target]?.seed;
+  if (!seed || !('file' in seed)) throw new Error(`feed ${target} declares no seed file`);
+  return seed.file;
+}

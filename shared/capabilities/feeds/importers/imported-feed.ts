@@ -4,19 +4,11 @@
  * pure (bytes and a fetch date in, text out) so each can be tested on a few lines of its format;
  * the `feeds:update` command (../update.ts) reads the files, checks plausibility and writes.
  */
-import { FEEDS } from '../../registry.ts';
 import { FeedError } from '../feed-error.ts';
 import type { PrefixFloor } from '../strict-address.ts';
 
 /** The feeds importers write: the names their capabilities declare (registry.ts checks them at load). */
 export type ImportTarget = 'torExits' | 'hosting' | 'vpnProxy' | 'allocatedRanges';
-
-/** The file each target is written to: its seed's name as its capability declares it. */
-export function importTargetFile(target: ImportTarget): string {
-  const seed = FEEDS[target]?.seed;
-  if (!seed || !('file' in seed)) throw new Error(`feed ${target} declares no seed file`);
-  return seed.file;
-}
 
 /** What a feed file may hold, checked when it is written (`feeds:update`) and when it is read. */
 export interface FeedLimits {
@@ -72,7 +64,7 @@ export function imported(feed: ImportTarget, source: string, asOf: Date, lines: 
   if (Number.isNaN(asOf.getTime())) throw new FeedError(`${source}: the date of the data is unknown`);
   if (lines.length > FEED_LIMITS[feed].maxRecords) {
     throw new FeedError(
-      `${lines.length} records, more than the ${FEED_LIMITS[feed].maxRecords} a ${importTargetFile(feed)} may hold`,
+      `${lines.length} records, more than the ${FEED_LIMITS[feed].maxRecords} the ${feed} feed may hold`,
     );
   }
   return { feed, source, asOf, lines, records: lines.length, text: renderFeed(asOf, [source], lines) };
