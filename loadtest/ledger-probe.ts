@@ -9,6 +9,7 @@
  * scenario reports, then waits LEDGER_WAIT_S (default 6 s: the ledger's 10 s promise with the
  * learner's own wait) before the viewer scores again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freshAddress, freshMobile } from '../infra/harness/fixtures.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
@@ -21,7 +22,6 @@ const cfg = loadConfig();
 const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-ledger-probe' });
 const store = new OrgStore(redis);
 const WAIT_MS = Number(process.env.LEDGER_WAIT_S ?? 6) * 1000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const node = (i: number) => urls[i % urls.length]!;
 
 type Tier = 'verify' | 'assess' | 'bureau';

@@ -27,6 +27,7 @@ import { OrgStore } from '../shared/orgs/store.ts';
 import { rng } from '../shared/scoring/calibration/population.ts';
 import { loadResolutionData } from '../shared/resolution/resolution-data.ts';
 import { routedV4, v4String } from '../shared/resolution/routed-space.ts';
+import { errorMessage } from '../shared/error-message.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DEFAULT_SEED = 20261125;
@@ -119,7 +120,7 @@ async function resolveAll(
         if (!body.subject?.ip_address) failures.push(`address #${i}: no ip_address resolution in the answer`);
         answers[i] = body.subject?.ip_address;
       } catch (err) {
-        failures.push(`address #${i}: ${(err as Error).message}`);
+        failures.push(`address #${i}: ${errorMessage(err)}`);
       }
     }
   };

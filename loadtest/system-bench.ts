@@ -25,6 +25,7 @@
  * SYSTEM_COMPARE_PORTAL=<checkout>: a second portal from another checkout (its own group) consumes
  * the same scores, for a before/after of the portal in one run.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClickHouse } from '../shared/clients/clickhouse.ts';
@@ -72,7 +73,6 @@ const SHARED = process.env.SYSTEM_SHARED === '1';
 const IDLE_S = 10;
 
 const log = (m: string) => console.error(`[system] ${m}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Role {
   name: string;

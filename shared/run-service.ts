@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from './config.ts';
 import type { Service } from './lifecycle.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { errorMessage } from './error-message.ts';
 
 /** Margin past a service's own stop deadline before the process exits regardless. */
 const HARD_EXIT_MARGIN_MS = 2_000;
@@ -21,7 +22,7 @@ export function runService(
   try {
     cfg = loadConfig();
   } catch (err) {
-    console.error(`${name}: ${(err as Error).message}`);
+    console.error(`${name}: ${errorMessage(err)}`);
     process.exit(2);
   }
   const log = createLogger(name, cfg.LOG_LEVEL);

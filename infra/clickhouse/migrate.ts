@@ -16,6 +16,7 @@
  * itself (no ON CLUSTER, whose DDL tasks 18.16 can leave waiting forever), and the ledger is one
  * replicated table every node shares.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.ts';
@@ -103,7 +104,6 @@ function ledgerSteps(db: string, cluster: string | undefined): Step[] {
   ];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
 /** Applies steps where they are missing, in order, each bounded; throws MigrationError otherwise. */

@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 /**
  * The one place tests wait, and always for something: `waitFor` for a condition, polled until a
  * deadline (a loaded two-core machine stretches any fixed time, so no test pauses for a fixed one
@@ -7,7 +9,7 @@
  * wall-clock window of a rate limit.
  */
 
-const elapse = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const elapse = (ms: number): Promise<void> => delay(ms);
 
 /** A bare pause, for the load benches (loadtest/), which run by the clock; tests use the helpers below. */
 export const sleep = elapse;

@@ -4,6 +4,7 @@
  * any cluster: `KAFKA_BROKERS=host:9092 KAFKA_REPLICATION_FACTOR=3 KAFKA_MIN_INSYNC_REPLICAS=2
  * node infra/kafka/topics.ts`.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs, { type Admin, type KafkaConfig } from 'kafkajs';
 import { loadConfig } from '../../shared/config.ts';
 import {
@@ -64,8 +65,6 @@ export interface TopicsReport {
 // CommonJS enums Node's ESM loader does not name: reached through the default export.
 const TOPIC_RESOURCE = kafkajs.ConfigResourceTypes.TOPIC;
 const TOPIC_OVERRIDE = kafkajs.ConfigSource.TOPIC_CONFIG;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Until every partition of `topics` has a leader. kafkajs's own wait (createTopics'

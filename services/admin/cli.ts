@@ -311,7 +311,7 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
         else if (verb === 'retire') await versions.retire(need(values.id, 'id'));
       } catch (err) {
         if (err instanceof UsageError) throw err;
-        throw new UsageError((err as Error).message);
+        throw new UsageError(errorMessage(err));
       }
       return versions.show(process.env.SCORE_CHALLENGER);
     }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { retainedUntil, type ScoreHistory, type StoredScore } from '../../shared/audit/history.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import { SCORE_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
@@ -62,7 +63,6 @@ async function findInHistory(
 
 /** Only an id made this recently may still be on its way to the cache: older ones are not waited for. */
 const RECENT_ID_MS = 60_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const isRecent = (id: string) => {
   const madeAt = scoreIdTime(id);

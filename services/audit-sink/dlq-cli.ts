@@ -20,6 +20,7 @@ import { createKafka, kafkaSecurity, SCORES_DLQ_TOPIC, SCORES_TOPIC } from '../.
 import { loadConfig } from '../../shared/config.ts';
 import { toStorable } from '../../shared/contract/storable-text.ts';
 import { decode } from './sink.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 interface DlqLine {
   partition: number;
@@ -151,6 +152,6 @@ try {
     process.exit(2);
   }
 } catch (err) {
-  console.error(`dlq: ${(err as Error).message}`);
+  console.error(`dlq: ${errorMessage(err)}`);
   process.exit(1);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, Kafka } from 'kafkajs';
 import { Counter } from 'prom-client';
 import { OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
@@ -7,8 +8,6 @@ import { LEDGER_REPORT_KINDS } from '../../shared/contract/outcome.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OutcomeRecord } from '../../shared/outcomes/record.ts';
 import type { LedgerTrust } from './ledger-trust.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const outcomesApplied = new Counter({
   name: 'frs_ledger_outcomes_total',

@@ -11,6 +11,7 @@
  *   until the sink group has committed every `scores.v1` record that existed at that point, then
  *   looks once more. So "not scored" is never decided on a pipeline that is merely behind.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { quote, quoteIdent } from '../../shared/clients/sql.ts';
 import { TRUST_WINDOW_MS } from '../../shared/capabilities/ledger-votes.ts';
@@ -28,7 +29,6 @@ import { readRows, ScoredDayRow } from '../../shared/clickhouse/rows.ts';
 export const MAX_WAIT_MS = 5_000;
 const POLL_MS = 250;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export interface LedgerTrustDeps {

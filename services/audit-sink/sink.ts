@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { z } from 'zod';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
@@ -126,8 +127,6 @@ interface DeadLetter {
   /** ClickHouse's error code, for a record it refused. */
   errorCode?: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * What one consumed topic becomes: rows of a table, undecodable or refused records to its DLQ,

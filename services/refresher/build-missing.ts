@@ -18,6 +18,7 @@ import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 /**
  * How far ahead `stale` looks: a snapshot that turns stale during the test suite that asked for
@@ -63,7 +64,7 @@ export async function buildMissing(
       try {
         results.push({ capability: cap.name, ...(await refreshCapability(cap, deps)) });
       } catch (err) {
-        results.push({ capability: cap.name, outcome: 'failed', error: (err as Error).message });
+        results.push({ capability: cap.name, outcome: 'failed', error: errorMessage(err) });
       }
     }
     return results;

@@ -16,6 +16,7 @@ import { createLogger } from '../../shared/logger.ts';
 import { buildMissing } from './build-missing.ts';
 import { capabilityJobName } from './jobs/capability.ts';
 import { REFRESHER_QUEUE } from './schedule.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 const name = process.argv[2] ?? '';
 const stale = process.argv[3] === '--stale';
@@ -36,7 +37,7 @@ async function missing(): Promise<number> {
     for (const r of results) console.log(JSON.stringify(r));
     return results.some((r) => r.outcome === 'failed') ? 1 : 0;
   } catch (err) {
-    console.log(JSON.stringify({ error: (err as Error).message }));
+    console.log(JSON.stringify({ error: errorMessage(err) }));
     return 1;
   }
 }
@@ -60,7 +61,7 @@ async function throughQueue(): Promise<number> {
     console.log(JSON.stringify({ capability: name, ...(await job.waitUntilFinished(events, 120_000)) }));
     return 0;
   } catch (err) {
-    console.log(JSON.stringify({ capability: name, error: (err as Error).message }));
+    console.log(JSON.stringify({ capability: name, error: errorMessage(err) }));
     return 1;
   } finally {
     await events.close();

@@ -6,6 +6,7 @@
  * promotion.
  */
 import type { LatestBacktest, Promotion } from './store.ts';
+import { errorMessage } from '../error-message.ts';
 
 export class PromotionRefused extends Error {
   override name = 'PromotionRefused';
@@ -43,7 +44,7 @@ export async function gatePromotion(deps: PromotionGateDeps, req: GateRequest): 
   try {
     latest = await deps.latest(req.candidate, req.currentDefault);
   } catch (err) {
-    problems.push(`the backtests could not be read (${(err as Error).message})`);
+    problems.push(`the backtests could not be read (${errorMessage(err)})`);
   }
   const backtest = latest
     ? { ...latest, age_days: Number(((now - Date.parse(latest.ran_at)) / 86_400_000).toFixed(2)) }

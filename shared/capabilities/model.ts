@@ -17,6 +17,7 @@ import type { CapabilityDef, CapabilityName } from './registry.ts';
 import type { FeedFiles } from './snapshot-format.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotData, type SnapshotName } from './snapshots.ts';
 import type { SnapshotMeta, SnapshotStore } from './store.ts';
+import { errorMessage } from '../error-message.ts';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -183,6 +184,6 @@ function parseReputation(files: FeedFiles): Map<string, number> {
   try {
     return parseReputationFeed(bytes);
   } catch (err) {
-    throw new FeedError(`reputation: ${(err as Error).message}`);
+    throw new FeedError(`reputation: ${errorMessage(err)}`);
   }
 }

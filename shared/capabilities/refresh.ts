@@ -17,6 +17,7 @@ import type { FeedName } from './registry.ts';
 import { SNAPSHOT_FORMAT, type FeedFiles } from './snapshot-format.ts';
 import { fetchSourceFeed, type FetchedFeed } from './source-fetch.ts';
 import type { SnapshotMeta, SnapshotStore } from './store.ts';
+import { errorMessage } from '../error-message.ts';
 
 export interface RefreshDeps {
   store: SnapshotStore;
@@ -119,7 +120,7 @@ export async function refreshCapability(cap: Capability, deps: RefreshDeps): Pro
     );
     return { outcome: 'published', version, entries };
   } catch (err) {
-    const message = err instanceof FeedError ? err.message : `internal: ${(err as Error).message}`;
+    const message = err instanceof FeedError ? err.message : `internal: ${errorMessage(err)}`;
     deps.log.warn({ capability: def.name, err: message }, 'capability refresh failed');
     await store.recordFailure(def.name, message).catch(() => undefined);
     throw err;

@@ -6,6 +6,7 @@
 import { encodeSections } from './codec.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import type { FeedName } from './registry.ts';
+import { errorMessage } from '../error-message.ts';
 
 /** Bump when the binary form of any snapshot changes: nodes ignore snapshots of another format. */
 export const SNAPSHOT_FORMAT = 1;
@@ -34,7 +35,7 @@ export function parsing<T>(feed: FeedName, fn: () => T, count: (t: T) => number)
   try {
     out = fn();
   } catch (err) {
-    throw new FeedError(`${feed}: ${(err as Error).message}`);
+    throw new FeedError(`${feed}: ${errorMessage(err)}`);
   }
   if (count(out) === 0) throw new FeedError(`${feed}: no entries`);
   return out;

@@ -18,6 +18,7 @@ import { recognise, type PublicFormat } from './feeds/importers/formats.ts';
 import { mergeImports, type ImportedFeed } from './feeds/importers/imported-feed.ts';
 import { FEEDS, type FeedName } from './registry.ts';
 import { fetchFeed } from './sources.ts';
+import { errorMessage } from '../error-message.ts';
 
 /** What the store keeps per location between refreshes. */
 export interface LocationState {
@@ -96,7 +97,7 @@ function importOne(feed: FeedName, format: PublicFormat, bytes: Buffer, now: Dat
   try {
     result = format.importer(bytes, now);
   } catch (err) {
-    throw new FeedError(`${feed}: ${format.name}: ${(err as Error).message}`);
+    throw new FeedError(`${feed}: ${format.name}: ${errorMessage(err)}`);
   }
   if (result.feed !== feed) throw new FeedError(`${feed}: ${format.name} belongs to ${result.feed}`);
   if (result.asOf.getTime() > now.getTime() + FUTURE_SLACK_MS) {

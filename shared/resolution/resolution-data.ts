@@ -8,6 +8,7 @@ import { loadCarrierPrefixes } from './carrier-prefixes.ts';
 import { dataPackages } from './data-packages.ts';
 import { loadIpNetworks } from './ip-networks.ts';
 import { cacheFile, readCache, tableArrays, writeCache, type ResolutionTables } from './resolution-cache.ts';
+import { errorMessage } from '../error-message.ts';
 
 export interface ResolutionData extends ResolutionTables {
   /** Package versions of the data, for health and audit. */
@@ -52,7 +53,7 @@ export function loadResolutionData(options: LoadOptions = {}): ResolutionData {
       const cached = readCache(file);
       if (cached) return finish(cached, 'cache');
     } catch (err) {
-      cacheError = `reading ${file}: ${(err as Error).message}`;
+      cacheError = `reading ${file}: ${errorMessage(err)}`;
     }
   }
 
@@ -64,7 +65,7 @@ export function loadResolutionData(options: LoadOptions = {}): ResolutionData {
     try {
       writeCache(file, tables);
     } catch (err) {
-      cacheError = `writing ${file}: ${(err as Error).message}`;
+      cacheError = `writing ${file}: ${errorMessage(err)}`;
     }
   }
   return finish(tables, 'packages', cacheError);

@@ -14,6 +14,7 @@ import type { CapabilityName } from '../../../shared/capabilities/registry.ts';
 import { SNAPSHOT_FORMAT } from '../../../shared/capabilities/snapshot-format.ts';
 import type { RefreshStatus, SnapshotMeta, SnapshotStore } from '../../../shared/capabilities/store.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { errorMessage } from '../../../shared/error-message.ts';
 
 export interface CapabilityState {
   meta?: SnapshotMeta;
@@ -133,7 +134,7 @@ export class SnapshotCache {
           delete state.loadError;
           log.info({ capability: cap.name, version: meta.version }, 'capability snapshot loaded');
         } catch (err) {
-          state.loadError = (err as Error).message;
+          state.loadError = errorMessage(err);
           log.warn(
             { capability: cap.name, version: meta.version, err: state.loadError },
             'snapshot not loaded',

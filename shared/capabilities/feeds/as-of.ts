@@ -21,6 +21,7 @@ import { packageDataAsOf } from '../../resolution/data-packages.ts';
 import type { FeedName } from '../registry.ts';
 import { FeedError } from './feed-error.ts';
 import { isMmdb, openMmdb } from './importers/mmdb.ts';
+import { errorMessage } from '../../error-message.ts';
 
 const HEADER = /^#\s*as-of:\s*(\S+)\s*$/i;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -39,7 +40,7 @@ export function headerAsOf(feed: FeedName, bytes: Buffer): Date {
     try {
       return openMmdb(bytes).builtAt;
     } catch (err) {
-      throw new FeedError(`${feed}: ${(err as Error).message}`);
+      throw new FeedError(`${feed}: ${errorMessage(err)}`);
     }
   }
   for (const raw of bytes.toString('utf8').split('\n')) {

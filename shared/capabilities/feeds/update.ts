@@ -25,6 +25,7 @@ import {
   type ImportedFeed,
   type ImportTarget,
 } from './importers/imported-feed.ts';
+import { errorMessage } from '../../error-message.ts';
 
 export interface UpdateOptions {
   from: string[];
@@ -91,7 +92,7 @@ async function download(url: string, opts: UpdateOptions, now: Date): Promise<In
     if (!bytes) return { ...input, refused: tooLarge(input.format) };
     input.bytes = bytes;
   } catch (err) {
-    return { ...input, refused: `download failed (${(err as Error).message})` };
+    return { ...input, refused: `download failed (${errorMessage(err)})` };
   }
   input.fetchedAt = opts.asOf ?? now;
   input.fetchedAtFrom = opts.asOf ? 'the --as-of flag' : 'the download time';

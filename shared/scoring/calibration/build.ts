@@ -42,6 +42,7 @@ import { pointsOf, VERSION_DEFINITIONS, type BandFloors, type VersionDefinition 
 import { BOOTSTRAP_RATES, drawBootstrap } from './bootstrap.ts';
 import { historyRaws, type HistoryRow } from './history.ts';
 import { drawLegacyPopulation } from './population.ts';
+import { errorMessage } from '../../error-message.ts';
 
 const BOOTSTRAP_SEED = 20261201;
 const LEGACY_SEED = 20261101;
@@ -285,7 +286,7 @@ if (import.meta.main) {
   main().then(
     () => process.exit(0),
     (err) => {
-      console.error(`calibrate: ${(err as Error).message}`);
+      console.error(`calibrate: ${errorMessage(err)}`);
       process.exit(2);
     },
   );

@@ -11,13 +11,14 @@
 import { FeedError } from '../feed-error.ts';
 import { parseStrictRange } from '../strict-address.ts';
 import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
+import { errorMessage } from '../../../error-message.ts';
 
 function json(bytes: Buffer, what: string): Record<string, unknown> {
   let doc: unknown;
   try {
     doc = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw new FeedError(`not ${what}: ${(err as Error).message}`);
+    throw new FeedError(`not ${what}: ${errorMessage(err)}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new FeedError(`not ${what}: not a JSON object`);

@@ -24,6 +24,7 @@ import { FeedError } from '../feed-error.ts';
 import { parseStrictRange } from '../strict-address.ts';
 import { FEED_LIMITS, imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
 import { rangeToCidrs } from './network-lists.ts';
+import { errorMessage } from '../../../error-message.ts';
 
 /** The start of every MaxMind DB's metadata section. */
 const METADATA_MARKER = Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1');
@@ -55,7 +56,7 @@ export function openMmdb(bytes: Buffer): OpenedMmdb {
     const reader = new Reader<never>(bytes);
     return { reader, databaseType: reader.metadata.databaseType, builtAt: reader.metadata.buildEpoch };
   } catch (err) {
-    throw new FeedError(`not a readable MaxMind DB file: ${(err as Error).message}`);
+    throw new FeedError(`not a readable MaxMind DB file: ${errorMessage(err)}`);
   }
 }
 

@@ -14,6 +14,7 @@ import ipaddr from 'ipaddr.js';
 import { FeedError } from '../feed-error.ts';
 import { isCanonicalIPv4, isStrictIPv6 } from '../strict-address.ts';
 import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
+import { errorMessage } from '../../../error-message.ts';
 
 const KEEP = new Set(['allocated', 'assigned']);
 const KNOWN = new Set([...KEEP, 'available', 'reserved']);
@@ -91,7 +92,7 @@ export function importRirDelegated(bytes: Buffer): ImportedFeed {
       try {
         cidrs = ipv4BlockToCidrs(first, Number(value));
       } catch (err) {
-        throw new FeedError(`${at}: ${(err as Error).message}`);
+        throw new FeedError(`${at}: ${errorMessage(err)}`);
       }
       const widest = Math.min(...cidrs.map((c) => Number(c.slice(c.indexOf('/') + 1))));
       if (widest < FLOOR.v4) throw new FeedError(`${at}: a block wider than /${FLOOR.v4}`);
