@@ -186,7 +186,13 @@ function restartExited(): void {
   writeServices();
 }
 
-async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
+/**
+ * How long the services may take to answer ready: the cluster's some twenty processes on a 2-core
+ * machine once kept an API node warming up past 60 s (one start in four).
+ */
+const READY_TIMEOUT_MS = topology.name === 'cluster' ? 180_000 : 60_000;
+
+async function waitReady(url: string, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
@@ -230,7 +236,16 @@ process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
 if (RESTARTABLE) process.on('SIGUSR2', restartExited);
 
-const demo = await seedDemo();
+/** A start that cannot finish: one line saying what failed, then everything this run began stops. */
+async function failed(what: string, err: unknown): Promise<never> {
+  console.error(
+    `[start] ${what} failed (${err instanceof Error ? err.message : String(err)}); stopping everything this start began`,
+  );
+  await stop(1);
+  throw err; // not reached: stop exits
+}
+
+const demo = await seedDemo().catch((err: unknown) => failed('seeding the demo organisations', err));
 // First start on this Redis: the nodes should serve full snapshots from their first request.
 try {
   execFileSync(process.execPath, [join(ROOT, 'services/refresher/refresh-now.ts'), '--missing'], {
@@ -276,7 +291,7 @@ writeServices();
 await Promise.all([
   ...API_PORTS.map((p) => waitReady(`http://127.0.0.1:${p}/readyz`)),
   waitReady(`http://127.0.0.1:${PORTAL_PORT}/livez`),
-]);
+]).catch((err: unknown) => failed('waiting for the services', err));
 
 /** What health says of stale data, for the banner; nothing if health cannot be read. */
 async function staleData(): Promise<string> {

@@ -32,6 +32,7 @@ import { capabilityHealth } from './capabilities/health.ts';
 import { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS } from './controls/controls.ts';
+import { CreditJournal } from './controls/credit-journal.ts';
 import { ExplainCache } from '../../shared/audit/explain-cache.ts';
 import { HistoryLookups } from '../../shared/audit/history-lookups.ts';
 import { CallerBudget } from './http/caller-budget.ts';
@@ -254,9 +255,22 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
       cfg.EXPLAIN_LOOKUPS_MAX,
       Math.max(1, Math.ceil(cfg.EXPLAIN_LOOKUPS_MAX / 2)),
     );
+    // Local admissions (Redis slow or unreachable) on disk before their 200 leaves, per node like
+    // the audit journal: a node started again with its NODE_ID settles what it left.
+    const creditJournal =
+      cfg.CONTROLS === 'on'
+        ? resources.add(
+            'drain',
+            'credit journal',
+            new CreditJournal(join(cfg.AUDIT_JOURNAL_DIR, 'credits', nodeDir)),
+            (j) => j.close(),
+          )
+        : undefined;
+    const leftUnsettled = await creditJournal?.open();
     const controls =
       cfg.CONTROLS === 'on'
         ? new Controls({
+            journal: creditJournal,
             redis,
             log,
             nodeCount: cfg.CONTROLS_NODE_COUNT,
@@ -268,6 +282,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
           })
         : NO_CONTROLS;
 
+    if (controls instanceof Controls && leftUnsettled) await controls.recover(leftUnsettled);
     if (controls instanceof Controls)
       new Gauge({
         name: 'frs_controls_unsettled_credits',

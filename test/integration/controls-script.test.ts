@@ -1,12 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { ApiError } from '../../shared/contract/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import type { Principal } from '../../services/api/auth.ts';
 import { Controls, type Admission } from '../../services/api/controls/controls.ts';
+import { CreditJournal } from '../../services/api/controls/credit-journal.ts';
 import { sha256 } from '../../services/api/controls/fingerprint.ts';
 import { creditPeriod, creditsKey, idempotencyKey } from '../../shared/orgs/keyspace.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
@@ -263,6 +266,47 @@ describe('controls on real Redis', () => {
     } finally {
       other.disconnect();
     }
+  });
+
+  it("settles a killed node's local admissions when it starts again with its journal, once", async () => {
+    const p = await principal();
+    const dir = mkdtempSync(join(tmpdir(), 'frs-credits-'));
+    const down = createRedis(cfg.REDIS_URL, { failFast: true, connectionName: 'frs-test-dying-node' });
+    if (down.status !== 'ready') await once(down, 'ready');
+    const journal = new CreditJournal(dir);
+    expect(await journal.open()).toEqual({ batches: new Map(), loose: new Map(), idempotent: new Map() });
+    const dying = new Controls({ redis: down, log, nodeCount: 1, journal });
+    const ended = once(down, 'end');
+    down.disconnect();
+    await ended;
+    // Answered locally: two without a key (one then fails and is refunded), one with a key.
+    expect((await dying.admit(p, undefined, BODY)).kind).toBe('admitted');
+    const failed = await dying.admit(p, undefined, BODY);
+    if (failed.kind !== 'admitted') throw new Error('expected admission');
+    await failed.release();
+    expect((await dying.admit(p, 'journalled', BODY)).kind).toBe('admitted');
+    expect(dying.unsettledCredits).toBe(2);
+    // SIGKILL here: nothing reached Redis. The file is all that is left.
+    await journal.close();
+    expect((await store.creditsUsed(p.org.org_id)).used).toBe(0);
+
+    const file = join(dir, 'credits.ndjson');
+    const leftByTheKill = readFileSync(file, 'utf8');
+    expect(leftByTheKill.trim().split('\n')).toHaveLength(4);
+    for (const start of [1, 2]) {
+      // Started again; the second time from the same file, as after a crash while settling it
+      // (batches sent again under their ids, the idempotent one under its token: counted once).
+      if (start === 2) writeFileSync(file, leftByTheKill);
+      const again = new CreditJournal(dir);
+      const node = new Controls({ redis, log, nodeCount: 1, journal: again });
+      await node.recover(await again.open());
+      expect(node.unsettledCredits).toBe(0);
+      expect((await store.creditsUsed(p.org.org_id)).used).toBe(2);
+      await again.close();
+      // Settled: the journal is emptied.
+      expect(readFileSync(file, 'utf8')).toBe('');
+    }
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("a retry whose scoring fails after taking a claim over refunds the dead request's credit", async () => {

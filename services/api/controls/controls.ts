@@ -21,6 +21,7 @@ import {
   packBody,
   unpackBody,
 } from './idempotency-entry.ts';
+import type { CreditJournal, CreditEvent, Unsettled as JournalUnsettled } from './credit-journal.ts';
 import { LocalControls } from './local.ts';
 
 /** Idempotent 200s are kept this long (docs/contract.md "Idempotency"). */
@@ -115,6 +116,11 @@ export interface ControlsDeps {
   waitTimeoutMs?: number;
   /** Called for each admission `WAIT` did not confirm in time (the request is answered anyway). */
   onUnreplicated?: () => void;
+  /**
+   * Where this node's local admissions are made durable before their 200 leaves (credit-journal.ts),
+   * opened by the caller, which hands what an earlier run left to `recover`. Absent: memory only.
+   */
+  journal?: CreditJournal;
 }
 
 /**
@@ -148,6 +154,7 @@ export class Controls implements AdmissionControl {
   private readonly waitTimeoutMs: number;
   private readonly onUnreplicated: () => void;
   private unreplicated = false;
+  private readonly journal: CreditJournal | undefined;
 
   constructor(deps: ControlsDeps) {
     // One script, two key counts: a command with a fixed numberOfKeys is one whose keys ioredis
@@ -173,6 +180,7 @@ export class Controls implements AdmissionControl {
     this.waitReplicas = deps.waitReplicas ?? 0;
     this.waitTimeoutMs = deps.waitTimeoutMs ?? 50;
     this.onUnreplicated = deps.onUnreplicated ?? (() => {});
+    this.journal = deps.journal;
     this.redis.on('ready', () => void this.reconcile());
   }
 
@@ -236,13 +244,14 @@ export class Controls implements AdmissionControl {
       // (the caller sent it again here). settle.lua bills it then, once, not guessed now.
       const uncertain = billed && idemKey !== undefined;
       if (uncertain) this.uncertain.set(token, { key: credits, idemKey: idemKey!, fp });
-      return this.admitLocally(
+      return await this.admitLocally(
         principal,
         billed ? credits : null,
         idem !== undefined,
         !maybeBilledInRedis && !uncertain,
         now,
         scope,
+        token,
         uncertain ? token : undefined,
       );
     }
@@ -325,7 +334,12 @@ export class Controls implements AdmissionControl {
   reconcile(): Promise<void> {
     if (this.reconciling || (!this.local.pending && this.batches.size === 0 && this.uncertain.size === 0))
       return this.reconciling ?? Promise.resolve();
-    for (const [key, n] of this.local.drain()) this.batches.set(randomUUID(), { key, n });
+    const drained: CreditEvent[] = [];
+    for (const [key, n] of this.local.drain()) {
+      const id = randomUUID();
+      this.batches.set(id, { key, n });
+      drained.push({ t: 'b', id, k: key, n });
+    }
     const now = this.now();
     // One script per batch: each key is one organisation's (its own hash slot on a cluster).
     let failed = 0;
@@ -340,6 +354,7 @@ export class Controls implements AdmissionControl {
           RECONCILE_MARKER_TTL_S,
         );
         this.batches.delete(id);
+        void this.record({ t: 'd', id });
         this.local.settled(key, n);
         this.local.observe(key, Number(used));
         await this.confirmReplicated(key);
@@ -361,6 +376,7 @@ export class Controls implements AdmissionControl {
           IDEMPOTENCY_TTL_S,
         );
         this.uncertain.delete(token);
+        void this.record({ t: 'd', id: token });
         this.local.observe(key, Number(used));
         await this.confirmReplicated(key);
       } catch (err) {
@@ -369,14 +385,20 @@ export class Controls implements AdmissionControl {
       }
     };
     const sent = this.batches.size + this.uncertain.size;
-    this.reconciling = Promise.all([
-      ...[...this.batches].map(([id, b]) => one(id, b)),
-      ...[...this.uncertain].map(([token, u]) => settle(token, u)),
-    ])
-      .then(() => {
+    // A batch is on disk before it is sent: after a crash it is sent again under its id, never
+    // rebuilt from the admissions it covers (which would count them twice).
+    this.reconciling = Promise.all(drained.map((e) => this.record(e)))
+      .then(() =>
+        Promise.all([
+          ...[...this.batches].map(([id, b]) => one(id, b)),
+          ...[...this.uncertain].map(([token, u]) => settle(token, u)),
+        ]),
+      )
+      .then(async () => {
         if (failed === 0) {
           this.log.info({ batches: sent }, 'credits billed during the Redis outage reconciled');
           this.reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+          await this.journal?.compact(() => this.unsettledCredits === 0 && !this.local.pending);
           return;
         }
         this.log.warn({ err: firstErr, batches: failed }, 'credit reconciliation failed; will retry');
@@ -386,6 +408,34 @@ export class Controls implements AdmissionControl {
         this.reconciling = undefined;
       });
     return this.reconciling;
+  }
+
+  /**
+   * Takes over what an earlier run of this node left unsettled (CreditJournal.open): its batches
+   * are sent again under their ids, its loose credits become new batches, its idempotent
+   * admissions are settled; then reconciles.
+   */
+  async recover(left: JournalUnsettled): Promise<void> {
+    for (const [id, b] of left.batches) this.batches.set(id, b);
+    for (const [key, { n, id }] of left.loose) {
+      this.batches.set(id, { key, n });
+      await this.record({ t: 'b', id, k: key, n });
+    }
+    for (const [token, u] of left.idempotent) this.uncertain.set(token, u);
+    const n = left.batches.size + left.loose.size + left.idempotent.size;
+    if (n > 0) this.log.warn({ parts: n }, 'settling credits an earlier run of this node billed locally');
+    if (this.redis.status === 'ready') await this.reconcile();
+    else this.scheduleReconcileRetry();
+  }
+
+  /** Appends to the journal; a failing disk is logged, never turned into a refused request. */
+  private async record(event: CreditEvent): Promise<void> {
+    if (!this.journal) return;
+    try {
+      await this.journal.append(event);
+    } catch (err) {
+      this.log.error({ err }, 'credit journal write failed: a crash now loses this credit');
+    }
   }
 
   /**
@@ -406,15 +456,16 @@ export class Controls implements AdmissionControl {
   }
 
   /** `credits` null: the request is not billed (outcomes). */
-  private admitLocally(
+  private async admitLocally(
     principal: Principal,
     credits: string | null,
     idempotent: boolean,
     bill: boolean,
     now: number,
     scope: ControlScope,
+    token: string,
     uncertainToken?: string,
-  ): Admission {
+  ): Promise<Admission> {
     const org = principal.org;
     const d = this.local.admit(org, credits, now, bill, scope);
     const headers: Record<string, string> = {
@@ -430,14 +481,23 @@ export class Controls implements AdmissionControl {
     // Written to Redis by the next request that reaches it, or by this timer when none does
     // (the traffic stopped during a slow spell, which no 'ready' event ends).
     if (this.local.pending || this.uncertain.size > 0) this.scheduleReconcileRetry();
+    // On disk before the 200 leaves: a node killed now settles it when it starts again.
+    const billedHere = bill && credits !== null;
+    if (billedHere) await this.record({ t: 'a', id: token, k: credits });
+    const u = uncertainToken ? this.uncertain.get(uncertainToken) : undefined;
+    if (u) await this.record({ t: 'u', id: uncertainToken!, k: u.key, i: u.idemKey, f: u.fp });
     return {
       kind: 'admitted',
       headers,
       commit: async () => {},
       release: async () => {
-        if (bill && credits !== null) this.local.refund(credits);
+        if (billedHere) {
+          this.local.refund(credits);
+          await this.record({ t: 'r', id: token, k: credits });
+        }
         // Failed after all: not billed here (Redis may have billed it: over by one on a 5xx).
-        if (uncertainToken) this.uncertain.delete(uncertainToken);
+        if (uncertainToken && this.uncertain.delete(uncertainToken))
+          await this.record({ t: 'r', id: uncertainToken });
       },
     };
   }
@@ -463,7 +523,10 @@ export class Controls implements AdmissionControl {
       if (idemKey) await this.redis.frsReleaseIdempotent(creditsArg, idemKey, token, billed);
       else await this.redis.frsRelease(creditsArg, token, billed);
     } catch (err) {
-      if (credits !== null) this.local.refund(credits);
+      if (credits !== null) {
+        this.local.refund(credits);
+        await this.record({ t: 'r', id: token, k: credits });
+      }
       this.log.warn({ err }, 'refund not written to Redis; kept for reconciliation');
     }
   }
