@@ -67,8 +67,17 @@ export async function gatePromotion(deps: PromotionGateDeps, req: GateRequest): 
       );
     }
   }
-  if (problems.length > 0 && !req.force)
-    throw new PromotionRefused(`refused: ${problems.join('; ')}; --force --reason TEXT promotes anyway`);
+  if (problems.length > 0 && !req.force) {
+    const seen = backtest
+      ? ` [latest backtest ${backtest.run_id} ran ${backtest.ran_at} over scores from ${backtest.window.from} to ${backtest.window.to}: ` +
+        `${Object.entries(backtest.caps)
+          .map(([name, c]) => `${name} ${(c.share * 100).toFixed(2)} % ${c.pass ? 'pass' : 'FAIL'}`)
+          .join(', ')}]`
+      : '';
+    throw new PromotionRefused(
+      `refused: ${problems.join('; ')}${seen}; --force --reason TEXT promotes anyway`,
+    );
+  }
   return { backtest, problems, forced: problems.length > 0 };
 }
 

@@ -279,6 +279,9 @@ describe('backtest: replay of retained scores under a candidate, read by promoti
     const failed = await promote({});
     expect(failed.code).toBe(2);
     expect(failed.out).toContain('failed the score quality caps');
+    // The refusal shows the backtest it read: its run, date and window.
+    expect(failed.out).toContain(`latest backtest ${failedRun} ran `);
+    expect(failed.out).toContain(`over scores from ${WINDOW.from} to ${WINDOW.to}`);
 
     expect((await promote({}, '--force')).code).toBe(2);
     const forced = await promote({}, '--force', '--reason', 'caps measured on a skewed test population');
