@@ -79,6 +79,8 @@ interface Role {
   pids: () => number[];
   /** A service this run started: it must still be running after every step. */
   service?: Service;
+  /** Measured beside the system, not part of it (the comparison portal): left out of totals and the chart. */
+  beside?: boolean;
 }
 
 interface RateResult {
@@ -165,7 +167,7 @@ async function setUp(): Promise<void> {
     groups.push(`frs-bench-system-portal-compare-${process.pid}`);
     const before = await startPortal(env, groups.at(-1)!, COMPARE_PORTAL);
     services.push(before);
-    roles.push({ name: `portal (${COMPARE_PORTAL})`, pids: pidOf(before), service: before });
+    roles.push({ name: `portal (${COMPARE_PORTAL})`, pids: pidOf(before), service: before, beside: true });
   }
   roles.push({ name: 'audit sink', pids: pidOf(sink), service: sink });
   roles.push({ name: 'refresher', pids: pidOf(refresher), service: refresher });
@@ -296,6 +298,10 @@ async function measureSaturation(): Promise<void> {
   await waitFor('the sink to catch up', async () => (await rowsWritten()) >= expectedRows, 60_000, 500);
 }
 
+/** The system's CPU per score: every role but those measured beside it. */
+const systemTotal = (perScore: Map<string, number>) =>
+  roles.filter((r) => !r.beside).reduce((a, r) => a + perScore.get(r.name)!, 0);
+
 async function measureRates(): Promise<void> {
   const rates = FIXED_RATES ?? FRACTIONS.map((f) => f * saturation);
   const labels = FIXED_RATES
@@ -306,7 +312,7 @@ async function measureRates(): Promise<void> {
     for (const [i, rate] of rates.entries()) {
       const m = await step(rate);
       steps[i]!.push(m);
-      const total = [...m.perScore.values()].reduce((a, b) => a + b, 0);
+      const total = systemTotal(m.perScore);
       const parts = [...m.perScore].map(([n, us]) => `${n} ${us.toFixed(0)}`).join(', ');
       log(
         `round ${round}, ${labels[i]}: ${m.step.requests} scores (${m.step.dropped} dropped), ` +
@@ -325,7 +331,7 @@ async function measureRates(): Promise<void> {
       dropped: figure(ms.map((m) => m.step.dropped)),
       others: figure(ms.map((m) => m.others)),
       perScore,
-      total: figure(ms.map((m) => [...m.perScore.values()].reduce((a, b) => a + b, 0))),
+      total: figure(ms.map((m) => systemTotal(m.perScore))),
     });
   }
 }
@@ -339,11 +345,22 @@ function report(): void {
     '',
     head,
     `|---|---:|${results.map(() => '---:|').join('')}`,
-    ...roles.map(
-      (r) =>
-        `| ${r.name} | ${idle.get(r.name)!.toFixed(1)} | ${results.map((x) => show(x.perScore.get(r.name)!)).join(' | ')} |`,
-    ),
-    `| **total** | ${[...idle.values()].reduce((a, b) => a + b, 0).toFixed(1)} | ${results.map((x) => `**${show(x.total)}**`).join(' | ')} |`,
+    ...roles
+      .filter((r) => !r.beside)
+      .map(
+        (r) =>
+          `| ${r.name} | ${idle.get(r.name)!.toFixed(1)} | ${results.map((x) => show(x.perScore.get(r.name)!)).join(' | ')} |`,
+      ),
+    `| **total** | ${roles
+      .filter((r) => !r.beside)
+      .reduce((a, r) => a + idle.get(r.name)!, 0)
+      .toFixed(1)} | ${results.map((x) => `**${show(x.total)}**`).join(' | ')} |`,
+    ...roles
+      .filter((r) => r.beside)
+      .map(
+        (r) =>
+          `| beside it: ${r.name} | ${idle.get(r.name)!.toFixed(1)} | ${results.map((x) => show(x.perScore.get(r.name)!)).join(' | ')} |`,
+      ),
     `| achieved rate, req/s | | ${results.map((x) => show(x.rps)).join(' | ')} |`,
     `| k6 p99, ms | | ${results.map((x) => show(x.p99, 1)).join(' | ')} |`,
     `| iterations k6 dropped | | ${results.map((x) => show(x.dropped)).join(' | ')} |`,
@@ -364,10 +381,12 @@ function report(): void {
   publication.add(
     join(ROOT, 'docs', 'performance', `${OUT}-cost.svg`),
     systemCostSvg(
-      `CPU per score by process (median of ${ROUNDS} rounds, ${date} UTC)`,
+      `CPU per score by process, ${SERVICES_ROOT ? `services of ${SERVICES_ROOT}` : 'this checkout'} (median of ${ROUNDS} rounds, ${date} UTC)`,
       results.map((x) => ({
         label: x.label,
-        parts: roles.map((r) => ({ name: r.name, us: x.perScore.get(r.name)!.median })),
+        parts: roles
+          .filter((r) => !r.beside)
+          .map((r) => ({ name: r.name, us: x.perScore.get(r.name)!.median })),
       })),
     ),
   );
