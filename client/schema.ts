@@ -250,7 +250,7 @@ export interface components {
       subject?: components['schemas']['SubjectResolution'];
       components?: components['schemas']['Component'][];
       primary_risk_factor?: {
-        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
         code: string;
         narrative?: string;
       };
@@ -310,7 +310,7 @@ export interface components {
       verdict: 'clean' | 'neutral' | 'elevated' | 'adverse' | 'no_match' | 'unavailable';
       /** @description Raw-risk points this component contributed. */
       contribution: number;
-      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
       detail?: string;
     };
     /** @description Network assets only; never subscriber identity. */
@@ -352,7 +352,7 @@ export interface components {
         components: components['schemas']['Component'][];
         subject?: components['schemas']['SubjectResolution'];
         primary_risk_factor?: {
-          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
           code: string;
           narrative?: string;
         };

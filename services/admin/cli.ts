@@ -14,6 +14,7 @@
  *   user link --email E                  (a new setup link: lost link or forgotten password)
  *   version show | version challenger --id ID|--clear | version promote --id ID | version retire --id ID
  *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody)
+ *   correction add|remove --cidr C|--asn N --set KIND --reason R --operator NAME | correction list
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -40,7 +41,9 @@ import {
   type WithdrawalDeps,
 } from '../../shared/capabilities/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { CorrectionError, CorrectionStore } from '../../shared/capabilities/corrections.ts';
 import { errorMessage } from '../../shared/error-message.ts';
+import { correctionCommand, CORRECTION_USAGE } from './corrections.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -61,7 +64,8 @@ const USAGE = `usage:
   admin version promote --id VERSION               (the default on every node within seconds)
   admin version retire --id VERSION                (no new score uses it; stored scores still explain)
   admin ledger withdraw --outcome OUTCOME_ID --reason TEXT [--operator NAME]
-                                                   (the report counts for nobody; recorded in ClickHouse)`;
+                                                   (the report counts for nobody; recorded in ClickHouse)
+${CORRECTION_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -126,6 +130,8 @@ export interface AdminDeps {
   portalUrl?: string;
   /** For `ledger withdraw`: ClickHouse (the outcome and the record of the withdrawal) and the ledger. */
   ledger?: () => WithdrawalDeps;
+  /** For `correction`: the operator corrections (shared/capabilities/corrections.ts). */
+  corrections?: CorrectionStore;
 }
 
 export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
@@ -151,6 +157,9 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       outcome: { type: 'string' },
       reason: { type: 'string' },
       operator: { type: 'string' },
+      cidr: { type: 'string' },
+      asn: { type: 'string' },
+      set: { type: 'string' },
     },
   });
   const [noun, verb] = positionals;
@@ -286,6 +295,17 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
         throw err;
       }
     }
+    case 'correction add':
+    case 'correction remove':
+    case 'correction list': {
+      if (!deps.corrections) throw new UsageError('correction commands need the corrections store');
+      try {
+        return await correctionCommand(deps.corrections, verb!, values);
+      } catch (err) {
+        if (err instanceof CorrectionError) throw new UsageError(err.message);
+        throw err;
+      }
+    }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   }
@@ -302,6 +322,7 @@ if (import.meta.main) {
       versions: new VersionAdmin(redis, cfg.SCORE_VERSION_KEY),
       users: new UserStore(redis),
       portalUrl: cfg.PORTAL_URL,
+      corrections: new CorrectionStore(redis, cfg.CAPABILITY_KEY_PREFIX),
       ledger: () => {
         ch = createClickHouse(cfg.CLICKHOUSE_URL);
         ledgerRedis = cfg.LEDGER_REDIS_URL

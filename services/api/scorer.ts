@@ -98,6 +98,7 @@ export class Scorer {
       ndcRisk: d.ndc_range_risk,
       unavailable,
       data: d,
+      ...(snaps.corrections ? { corrections: snaps.corrections } : {}),
     };
     return { sources, degraded };
   }

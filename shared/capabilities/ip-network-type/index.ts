@@ -1,5 +1,6 @@
 import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolution/ip-networks.ts';
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
+import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { dataPackages } from '../../resolution/data-packages.ts';
@@ -16,6 +17,7 @@ export const ipNetworkType = defineCapability({
     IP_HOSTING: 'The address belongs to a hosting or data-centre network, not an access network.',
     IP_ACCESS_NETWORK: 'The address belongs to an access (residential, mobile or business) network.',
     IP_NETWORK_UNKNOWN: 'The network of the address is not classified.',
+    ...IP_OPERATOR_CORRECTED,
   },
   tier: 'verify',
   kind: 'snapshot',
@@ -109,6 +111,7 @@ export const ipNetworkType = defineCapability({
     if (!ip) return undefined;
     if (ip.bogon) return { verdict: 'adverse', detail: 'IP_BOGON' };
     if (ip.hosting) return { verdict: 'elevated', detail: 'IP_HOSTING' };
+    if (correctedAway(ip, 'hosting')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
     return ip.as_type
       ? { verdict: 'clean', detail: 'IP_ACCESS_NETWORK' }
       : { verdict: 'neutral', detail: 'IP_NETWORK_UNKNOWN' };

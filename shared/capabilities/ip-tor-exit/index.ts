@@ -1,3 +1,4 @@
+import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
@@ -8,7 +9,7 @@ import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
 export const ipTorExit = defineCapability({
   key: 'ip_tor_exit',
   description: 'Whether the address is a Tor exit node.',
-  codes: { IP_TOR_EXIT: 'The address is a Tor exit node.', ...IP_NOT_ANONYMISED },
+  codes: { IP_TOR_EXIT: 'The address is a Tor exit node.', ...IP_NOT_ANONYMISED, ...IP_OPERATOR_CORRECTED },
   tier: 'assess',
   kind: 'snapshot',
   sources: {
@@ -40,6 +41,7 @@ export const ipTorExit = defineCapability({
   ipFacts: (_ip, key, set) => ({ tor: kindAt(set, key) !== 0 }),
   finding: ({ ip }) => {
     if (!ip) return undefined;
+    if (correctedAway(ip, 'tor')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
     return ip.tor
       ? { verdict: 'adverse', detail: 'IP_TOR_EXIT' }
       : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };

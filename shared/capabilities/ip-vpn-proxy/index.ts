@@ -1,3 +1,4 @@
+import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
@@ -10,7 +11,11 @@ import { IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
 export const ipVpnProxy = defineCapability({
   key: 'ip_vpn_proxy',
   description: 'Whether the address is a known VPN or proxy endpoint.',
-  codes: { IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.', ...IP_NOT_ANONYMISED },
+  codes: {
+    IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.',
+    ...IP_NOT_ANONYMISED,
+    ...IP_OPERATOR_CORRECTED,
+  },
   tier: 'assess',
   kind: 'snapshot',
   sources: {
@@ -59,6 +64,7 @@ export const ipVpnProxy = defineCapability({
   },
   finding: ({ ip }) => {
     if (!ip) return undefined;
+    if (correctedAway(ip, 'vpn', 'proxy')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
     return ip.vpn || ip.proxy
       ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
       : { verdict: 'clean', detail: 'IP_NOT_ANONYMISED' };
