@@ -149,8 +149,17 @@ describe('operator corrections: both nodes, through a feed refresh', () => {
     const corrected = await scored(nodes[1]!);
     expect(tor(corrected).verdict).toBe('clean');
     expect(corrected.subject?.ip_address).toMatchObject({ tor: false });
-    // Who, when and why are in the record, never in an answer.
-    expect(JSON.stringify(corrected)).not.toContain('office NAT');
+    // Explain says the flag was corrected; who, when and why are in the record, never in an answer.
+    const explain = await waitFor('the explanation of the corrected score', async () => {
+      const res = await fetch(`${nodes[1]!.url}/v1/explain/${corrected.score_id}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      return res.status === 200 ? ((await res.json()) as { evidence: { components: unknown[] } }) : undefined;
+    });
+    expect(explain.evidence.components).toContainEqual(
+      expect.objectContaining({ component: 'ip_tor_exit', detail: 'IP_OPERATOR_CORRECTED' }),
+    );
+    expect(JSON.stringify([corrected, explain])).not.toMatch(/office NAT|it-ops|81\.2\.69\.142\/32/);
     const listed = JSON.parse((await admin('list')).out);
     expect(listed.history[0]).toMatchObject({ action: 'add', operator: 'it-ops', correction: 'not_tor' });
 
