@@ -364,6 +364,13 @@ export interface components {
           component: string;
           name: string;
         }[];
+        /** @description Flags this deployment's operators corrected for the address, by the component that reads them, with the value after the correction; they apply after every list. A flag corrected to false gives the component the detail IP_OPERATOR_CORRECTED. */
+        corrections?: {
+          component: string;
+          /** @enum {string} */
+          flag: 'hosting' | 'vpn' | 'proxy' | 'tor';
+          value: boolean;
+        }[];
       };
     };
     ReputationReports: {

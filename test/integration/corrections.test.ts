@@ -154,11 +154,14 @@ describe('operator corrections: both nodes, through a feed refresh', () => {
       const res = await fetch(`${nodes[1]!.url}/v1/explain/${corrected.score_id}`, {
         headers: { authorization: `Bearer ${apiKey}` },
       });
-      return res.status === 200 ? ((await res.json()) as { evidence: { components: unknown[] } }) : undefined;
+      return res.status === 200
+        ? ((await res.json()) as { evidence: { components: unknown[]; corrections?: unknown[] } })
+        : undefined;
     });
     expect(explain.evidence.components).toContainEqual(
       expect.objectContaining({ component: 'ip_tor_exit', detail: 'IP_OPERATOR_CORRECTED' }),
     );
+    expect(explain.evidence.corrections).toEqual([{ component: 'ip_tor_exit', flag: 'tor', value: false }]);
     expect(JSON.stringify([corrected, explain])).not.toMatch(/office NAT|it-ops|81\.2\.69\.142\/32/);
     const listed = JSON.parse((await admin('list')).out);
     expect(listed.history[0]).toMatchObject({ action: 'add', operator: 'it-ops', correction: 'not_tor' });
