@@ -23,6 +23,7 @@ import {
   type Service,
 } from '../../infra/harness/processes.ts';
 import { publishSnapshots } from '../../infra/harness/snapshots.ts';
+import { CorrectionStore, MAX_CORRECTIONS } from '../../shared/capabilities/corrections.ts';
 
 const run = promisify(execFile);
 const AS_OF = `# as-of: ${new Date().toISOString()}\n`;
@@ -79,10 +80,13 @@ describe('operator corrections: both nodes, through a feed refresh', () => {
   });
 
   async function admin(...args: string[]): Promise<{ code: number; out: string }> {
+    return adminAt(capPrefix, ...args);
+  }
+  async function adminAt(keyPrefix: string, ...args: string[]): Promise<{ code: number; out: string }> {
     const entry = 'services/admin/cli.ts';
     try {
       const { stdout } = await run(process.execPath, [entry, 'correction', ...args], {
-        env: serviceEnv(entry, env),
+        env: serviceEnv(entry, { ...env, CAPABILITY_KEY_PREFIX: keyPrefix }),
       });
       return { code: 0, out: stdout };
     } catch (err) {
@@ -129,7 +133,27 @@ describe('operator corrections: both nodes, through a feed refresh', () => {
     expect(loose.out).toContain('not an IPv4 or IPv6 address');
     const noReason = await admin('add', ...correction);
     expect(noReason.out).toContain('missing --reason');
+    const absent = await admin('remove', ...correction, '--reason', 'r');
+    expect(absent.out).toContain('no not_tor correction on 81.2.69.142/32');
     expect(JSON.parse((await admin('list')).out)).toEqual({ corrections: [], history: [] });
+  });
+
+  it('holds at most 1,000 corrections', async () => {
+    // A prefix of its own, which no node reads: a full set made directly, then one more by the CLI.
+    const r = redis();
+    const full = new CorrectionStore(r, `${capPrefix}-full`);
+    try {
+      const fields = Array.from({ length: MAX_CORRECTIONS }, (_, i) => [`AS${64512 + i}|vpn`, '{}']).flat();
+      await r.hset(full.key, ...fields);
+      const refused = await adminAt(`${capPrefix}-full`, 'add', ...correction, '--reason', 'one too many');
+      expect(refused.code).toBe(2);
+      expect(refused.out).toContain('at most 1000 corrections; remove one first');
+      expect(await r.hlen(full.key)).toBe(MAX_CORRECTIONS);
+      expect(await r.exists(full.logKey)).toBe(0);
+    } finally {
+      await unlinkPrefix(r, `${capPrefix}-full`);
+      r.disconnect();
+    }
   });
 
   it('changes the answer on both nodes within one poll, survives a feed refresh, and is removed', async () => {
