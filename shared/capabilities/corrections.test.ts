@@ -107,6 +107,16 @@ describe('applying corrections', () => {
     expect(ipTorExit.finding({ ip }, undefined)).toEqual({ verdict: 'adverse', detail: 'IP_TOR_EXIT' });
   });
 
+  it('matches IPv6 ranges, and an IPv4 range never an IPv6 address', () => {
+    const v6 = { ...listed, address: '2001:db8:1::5', version: 6 as const };
+    const c = compileCorrections('1', [
+      correction('2001:db8::/32', 'vpn', false),
+      correction('0.0.0.0/16', 'hosting', false),
+    ]);
+    expect(applyCorrections(v6, c)).toMatchObject({ vpn: false, hosting: true, corrected: ['vpn'] });
+    expect(applyCorrections({ ...v6, address: '2001:db9::1' }, c).corrected).toBeUndefined();
+  });
+
   it('leaves other addresses, special-purpose space and an empty set alone', () => {
     const c = compileCorrections('1', [correction('198.51.100.0/24', 'vpn', false)]);
     const other = { ...listed, address: '203.0.113.9' };

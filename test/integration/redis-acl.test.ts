@@ -251,7 +251,7 @@ describe('Redis ACL users of the compose deployment', () => {
     // A node loads them through its user, and cannot change them, their record or their version.
     const api = as.api();
     const loaded = await loadCorrections(new CorrectionStore(api, 'frs:cap'), undefined);
-    expect(loaded?.ranges).toHaveLength(1);
+    expect(loaded?.v4).toHaveLength(1);
     await expect(api.hset(admin.key, 'x', '{}')).rejects.toThrow(NOPERM);
     await expect(api.xadd(admin.logKey, '*', 'a', 'b')).rejects.toThrow(NOPERM);
     await expect(api.incr(admin.versionKey)).rejects.toThrow(NOPERM);
