@@ -251,7 +251,7 @@ export interface components {
       subject?: components['schemas']['SubjectResolution'];
       components?: components['schemas']['Component'][];
       primary_risk_factor?: {
-        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
         code: string;
         narrative?: string;
       };
@@ -311,7 +311,7 @@ export interface components {
       verdict: 'clean' | 'neutral' | 'elevated' | 'adverse' | 'no_match' | 'unavailable';
       /** @description Raw-risk points this component contributed. */
       contribution: number;
-      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
       detail?: string;
     };
     /** @description Network assets only; never subscriber identity. */
@@ -353,7 +353,7 @@ export interface components {
         components: components['schemas']['Component'][];
         subject?: components['schemas']['SubjectResolution'];
         primary_risk_factor?: {
-          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
           code: string;
           narrative?: string;
         };
@@ -364,6 +364,13 @@ export interface components {
         services?: {
           component: string;
           name: string;
+        }[];
+        /** @description Flags this deployment's operators corrected for the address, by the component that reads them, with the value after the correction; they apply after every list. A flag corrected to false gives the component the detail IP_OPERATOR_CORRECTED. */
+        corrections?: {
+          component: string;
+          /** @enum {string} */
+          flag: 'hosting' | 'vpn' | 'proxy' | 'tor';
+          value: boolean;
         }[];
       };
     };

@@ -33,6 +33,11 @@ export const PERMANENT_KEYS: readonly { pattern: RegExp; what: string; bound: st
     bound: 'two versions per capability, replaced by each refresh',
   },
   {
+    pattern: /^frs:cap:correction:\{corrections\}(:version|:log)?$/,
+    what: 'operator corrections (the live set, its version counter, its append-only record)',
+    bound: 'at most 1,000 corrections; the record grows by one entry per operator command',
+  },
+  {
     pattern: /^frs:portal:(user:usr_[0-9a-f]+|email:.+)$/,
     what: 'a portal user and its email index',
     bound: 'one per user the operators create',

@@ -16,6 +16,7 @@
  *   version promote --id ID [--force --reason R [--operator NAME]]   (reads the latest backtest)
  *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody,
  *                                    or the answer names the later outcome that still decides the vote)
+ *   correction add|remove --cidr C|--asn N --set KIND --reason R --operator NAME | correction list
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -42,6 +43,7 @@ import {
   type WithdrawalDeps,
 } from '../../shared/capabilities/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { CorrectionError, CorrectionStore } from '../../shared/capabilities/corrections.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import {
   gatePromotion,
@@ -50,6 +52,7 @@ import {
   type PromotionGateDeps,
 } from '../../shared/backtest/promotion-gate.ts';
 import { latestRun, recordPromotion } from '../../shared/backtest/store.ts';
+import { correctionCommand, CORRECTION_USAGE } from './corrections.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -75,7 +78,8 @@ const USAGE = `usage:
   admin ledger withdraw --outcome OUTCOME_ID --reason TEXT [--operator NAME]
                                                    (the report counts for nobody, unless a later outcome
                                                    of the organisation decides its vote: then named in
-                                                   "superseded"; recorded in ClickHouse)`;
+                                                   "superseded"; recorded in ClickHouse)
+${CORRECTION_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -142,6 +146,8 @@ export interface AdminDeps {
   ledger?: () => WithdrawalDeps;
   /** For `version promote`: the latest backtest of the candidate and the record of promotions. */
   promotionGate?: () => PromotionGateDeps;
+  /** For `correction`: the operator corrections (shared/capabilities/corrections.ts). */
+  corrections?: CorrectionStore;
 }
 
 export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
@@ -168,6 +174,9 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
       reason: { type: 'string' },
       operator: { type: 'string' },
       force: { type: 'boolean' },
+      cidr: { type: 'string' },
+      asn: { type: 'string' },
+      set: { type: 'string' },
     },
   });
   const [noun, verb] = positionals;
@@ -331,6 +340,17 @@ export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {})
         throw err;
       }
     }
+    case 'correction add':
+    case 'correction remove':
+    case 'correction list': {
+      if (!deps.corrections) throw new UsageError('correction commands need the corrections store');
+      try {
+        return await correctionCommand(deps.corrections, verb!, values);
+      } catch (err) {
+        if (err instanceof CorrectionError) throw new UsageError(err.message);
+        throw err;
+      }
+    }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   }
@@ -357,6 +377,7 @@ if (import.meta.main) {
           maxAgeDays: cfg.BACKTEST_MAX_AGE_DAYS,
         };
       },
+      corrections: new CorrectionStore(redis, cfg.CAPABILITY_KEY_PREFIX),
       ledger: () => {
         ch = createClickHouse(cfg.CLICKHOUSE_URL);
         ledgerRedis = cfg.LEDGER_REDIS_URL

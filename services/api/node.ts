@@ -15,6 +15,7 @@ import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
 import { ledgerVotesKey } from '../../shared/capabilities/ledger-votes.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { CorrectionStore } from '../../shared/capabilities/corrections.ts';
 import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis, durableRedis, type RedisTarget } from '../../shared/clients/redis.ts';
@@ -179,6 +180,7 @@ export function createApiNode(cfg: Config, baseLog: Logger, opts: ApiNodeOptions
         store,
         subscriber: redisSnapshotSub,
         capabilities,
+        corrections: new CorrectionStore(redisSnapshots, cfg.CAPABILITY_KEY_PREFIX),
         pollMs: cfg.CAPABILITY_POLL_S * 1000,
         log,
       }),

@@ -101,6 +101,7 @@ export class Scorer {
       unavailable,
       stale,
       data: d,
+      ...(snaps.corrections ? { corrections: snaps.corrections } : {}),
     };
     return { sources, degraded };
   }

@@ -180,6 +180,21 @@ export const ExplainResponse = z
               'The services the data name for the network, by the component that read them: the VPN ' +
               'provider of a listed VPN range, the cloud or data-centre operator of a hosting range.',
           }),
+        corrections: z
+          .array(
+            z.object({
+              component: z.string(),
+              flag: z.enum(['hosting', 'vpn', 'proxy', 'tor']),
+              value: z.boolean(),
+            }),
+          )
+          .optional()
+          .meta({
+            description:
+              "Flags this deployment's operators corrected for the address, by the component that reads " +
+              'them, with the value after the correction; they apply after every list. A flag corrected ' +
+              'to false gives the component the detail IP_OPERATOR_CORRECTED.',
+          }),
       })
       .meta({ description: 'The full evidence the tier permits, also when `explain: false` was asked.' }),
   })

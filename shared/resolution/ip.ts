@@ -47,6 +47,11 @@ export interface IpFacts {
    * an analyst reading explain sees which; the score response does not carry them.
    */
   services?: { vpn_proxy?: string; hosting?: string };
+  /**
+   * The flags an operator correction set (shared/capabilities/corrections.ts), after every list.
+   * Internal: findings give IP_OPERATOR_CORRECTED for a flag corrected away; never in a response.
+   */
+  corrected?: ('hosting' | 'vpn' | 'proxy' | 'tor')[];
 }
 
 interface Located {

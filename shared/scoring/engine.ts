@@ -47,8 +47,34 @@ export interface Scored {
   subject: SubjectResolutionT;
   /** Services the data name for the subject's network, by the component that read them (explain only). */
   services: NamedService[];
+  /** Flags an operator correction set, by the component that reads them (explain only). */
+  corrections: CorrectedComponent[];
   cluster_id?: string;
   degraded_sources: string[];
+}
+
+export interface CorrectedComponent {
+  component: ComponentKey;
+  flag: 'hosting' | 'vpn' | 'proxy' | 'tor';
+  /** The flag's value after the correction. */
+  value: boolean;
+}
+
+const COMPONENT_OF_FLAG = {
+  hosting: 'ip_network_type',
+  vpn: 'ip_vpn_proxy',
+  proxy: 'ip_vpn_proxy',
+  tor: 'ip_tor_exit',
+} as const satisfies Record<CorrectedComponent['flag'], ComponentKey>;
+
+/** Which flags operators corrected (shared/capabilities/corrections.ts); never the range or why. */
+function correctedComponents(evidence: Evidence): CorrectedComponent[] {
+  const ip = evidence.ip;
+  return (ip?.corrected ?? []).map((flag) => ({
+    component: COMPONENT_OF_FLAG[flag],
+    flag,
+    value: ip![flag],
+  }));
 }
 
 export interface NamedService {
@@ -466,6 +492,7 @@ export function score(input: ScoreInput): Scored {
     ...(contextApplied ? { context_applied: contextApplied } : {}),
     subject: resolution(evidence),
     services: namedServices(evidence),
+    corrections: correctedComponents(evidence),
     ...(cluster ? { cluster_id: cluster } : {}),
     degraded_sources: [...degraded],
   };

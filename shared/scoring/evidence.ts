@@ -3,6 +3,7 @@ import type { Subject } from '../contract/request.ts';
 import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
 import type { IpNetworks } from '../resolution/ip-networks.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
+import { applyCorrections, type Corrections } from '../capabilities/corrections.ts';
 import { addressKeyOf, resolveIp, type IpFacts } from '../resolution/ip.ts';
 import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
 import type { ComponentKey } from './reason-codes.ts';
@@ -48,6 +49,8 @@ export interface EvidenceSources {
   /** Components whose data is past its maximum data age (see Evidence.stale). */
   stale?: ReadonlySet<string>;
   data?: CapabilityData;
+  /** Operator corrections: the last word on an address's flags, after every list. */
+  corrections?: Corrections;
 }
 
 const NO_CARRIERS: CarrierPrefixes = {
@@ -72,7 +75,8 @@ export function gatherEvidence(
   }
   if (subject.ip_address) {
     const ip = resolveIp(subject.ip_address, sources.networks, sources.networksStale === true);
-    evidence.ip = sources.data ? withListedFacts(ip, sources.data) : ip;
+    const listed = sources.data ? withListedFacts(ip, sources.data) : ip;
+    evidence.ip = applyCorrections(listed, sources.corrections);
   }
   if (reputation !== undefined) evidence.reputation = reputation;
   if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;

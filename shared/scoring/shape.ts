@@ -65,7 +65,14 @@ export function tierEvidence(scored: Scored, tier: Tier, entitlements: readonly 
       : {}),
     ...(has.has('benign_exclusions') ? { benign_exclusions: scored.benign_exclusions } : {}),
     ...namedServicesFor(scored, has),
+    ...correctionsFor(scored, has),
   };
+}
+
+/** The operator corrections of the components the tier includes; absent when there are none. */
+function correctionsFor(scored: Scored, has: ReadonlySet<string>) {
+  const corrections = scored.corrections.filter((c) => has.has(c.component));
+  return corrections.length > 0 ? { corrections } : {};
 }
 
 /** The named services of the components the tier includes; absent when none is named. */

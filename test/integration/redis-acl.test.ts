@@ -17,6 +17,7 @@ import { explainKey } from '../../shared/audit/explain-cache.ts';
 import { KeyUsage } from '../../services/api/key-usage.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import { CorrectionStore, loadCorrections, parseCorrection } from '../../shared/capabilities/corrections.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
@@ -331,6 +332,31 @@ describe('Redis ACL users of the compose deployment', () => {
     await expect(admin.incr(`frs:credits:{org_x}:${month}`)).rejects.toThrow(NOPERM);
     await expect(admin.get(sessionKey('s'))).rejects.toThrow(NOPERM);
     await expect(admin.set('frs:cap:current:ip_tor_exit', 'x')).rejects.toThrow(NOPERM);
+  });
+
+  it('the admin CLI writes and records operator corrections; API nodes only read them', async () => {
+    const admin = new CorrectionStore(as.admin(), 'frs:cap');
+    const c = parseCorrection({
+      cidr: '198.51.100.0/24',
+      kind: 'not_vpn',
+      reason: 'acl test',
+      operator: 'ops',
+    });
+    await admin.add(c);
+    expect(await admin.history(1)).toMatchObject([{ action: 'add', target: '198.51.100.0/24' }]);
+    // A node loads them through its user, and cannot change them, their record or their version.
+    const api = as.api();
+    const loaded = await loadCorrections(new CorrectionStore(api, 'frs:cap'), undefined);
+    expect(loaded?.v4).toHaveLength(1);
+    await expect(api.hset(admin.key, 'x', '{}')).rejects.toThrow(NOPERM);
+    await expect(api.xadd(admin.logKey, '*', 'a', 'b')).rejects.toThrow(NOPERM);
+    await expect(api.incr(admin.versionKey)).rejects.toThrow(NOPERM);
+    // No other service reads them: they are never published.
+    await expect(as.refresher().hgetall(admin.key)).rejects.toThrow(NOPERM);
+    await expect(as.portal().hgetall(admin.key)).rejects.toThrow(NOPERM);
+    await expect(as.sink().hgetall(admin.key)).rejects.toThrow(NOPERM);
+    await admin.remove({ ...c, reason: 'done' });
+    expect(await admin.list()).toEqual([]);
   });
 
   it('on the cache server, API nodes keep explain copies and recent-score indexes; the portal only reads copies', async () => {

@@ -8,6 +8,11 @@
  * refresher publishes one, which the announcement brings here.
  */
 import type { RedisClient } from '../../../shared/clients/redis.ts';
+import {
+  loadCorrections,
+  type Corrections,
+  type CorrectionStore,
+} from '../../../shared/capabilities/corrections.ts';
 import { dataStale, type CapabilityStatus } from '../../../shared/capabilities/condition.ts';
 import type { Capability, Holdings } from '../../../shared/capabilities/model.ts';
 import type { CapabilityName } from '../../../shared/capabilities/registry.ts';
@@ -29,6 +34,8 @@ export interface CapabilityState {
 /** Immutable: replaced as a whole by each load. */
 export interface Snapshots extends Holdings {
   states: Partial<Record<CapabilityName, CapabilityState>>;
+  /** The operator corrections in force: not part of any snapshot, so a refresh leaves them. */
+  corrections?: Corrections;
 }
 
 export interface SnapshotCacheDeps {
@@ -36,6 +43,8 @@ export interface SnapshotCacheDeps {
   /** A connection of its own: once subscribed it can do nothing else. */
   subscriber: RedisClient;
   capabilities: readonly Capability[];
+  /** Operator corrections, followed on the same announcements and poll as the snapshots. */
+  corrections?: CorrectionStore;
   pollMs: number;
   log: Logger;
 }
@@ -143,7 +152,23 @@ export class SnapshotCache {
       }
       states[cap.name] = state;
     }
+    const corrections = await this.correctionsAfter(before.corrections);
     // The swap: one assignment of a new, complete object.
-    this.snapshots = { ...next, states };
+    this.snapshots = { ...next, states, ...(corrections ? { corrections } : {}) };
+  }
+
+  /** The corrections to serve next: the held ones when Redis cannot say. */
+  private async correctionsAfter(held: Corrections | undefined): Promise<Corrections | undefined> {
+    const store = this.deps.corrections;
+    if (!store) return undefined;
+    try {
+      const loaded = await loadCorrections(store, held);
+      if (loaded && loaded !== held)
+        this.deps.log.info({ version: loaded.version }, 'operator corrections loaded');
+      return loaded;
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message }, 'operator corrections not loaded');
+      return held;
+    }
   }
 }

@@ -1,5 +1,6 @@
 import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolution/ip-networks.ts';
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
+import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asnFilesOf, asRangeFeedText } from '../feeds/importers/mmdb.ts';
@@ -20,6 +21,7 @@ export const ipNetworkType = defineCapability({
     IP_ACCESS_NETWORK: 'The address belongs to an access (residential, mobile or business) network.',
     IP_NETWORK_UNKNOWN: 'The network of the address is not classified.',
     ...IP_PRIVACY_RELAY,
+    ...IP_OPERATOR_CORRECTED,
   },
   tier: 'verify',
   kind: 'snapshot',
@@ -168,6 +170,7 @@ export const ipNetworkType = defineCapability({
     // A privacy relay egresses from CDN networks; its users are ordinary customers.
     if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
     if (ip.hosting) return { verdict: 'elevated', detail: 'IP_HOSTING' };
+    if (correctedAway(ip, 'hosting')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
     return ip.as_type
       ? { verdict: 'clean', detail: 'IP_ACCESS_NETWORK' }
       : { verdict: 'neutral', detail: 'IP_NETWORK_UNKNOWN' };

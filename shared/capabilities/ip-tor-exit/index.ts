@@ -1,3 +1,4 @@
+import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
@@ -11,7 +12,7 @@ import { TOR_EXIT_CODES, torExitFinding } from './finding.ts';
 export const ipTorExit = defineCapability({
   key: 'ip_tor_exit',
   description: 'Whether the address is a Tor exit node.',
-  codes: { ...TOR_EXIT_CODES, ...IP_NOT_ANONYMISED, ...IP_ANONYMISER_LIST_STALE },
+  codes: { ...TOR_EXIT_CODES, ...IP_NOT_ANONYMISED, ...IP_ANONYMISER_LIST_STALE, ...IP_OPERATOR_CORRECTED },
   tier: 'assess',
   kind: 'snapshot',
   sources: {
@@ -50,5 +51,9 @@ export const ipTorExit = defineCapability({
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
   ipFacts: (_ip, key, set) => ({ tor: kindAt(set, key) !== 0 }),
-  finding: torExitFinding,
+  // An operator's correction (not_tor) outranks the list and the operator-space rule alike.
+  finding: (input) =>
+    input.ip && correctedAway(input.ip, 'tor')
+      ? { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' }
+      : torExitFinding(input),
 });

@@ -1,3 +1,4 @@
+import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
@@ -23,6 +24,7 @@ export const ipVpnProxy = defineCapability({
     ...IP_NOT_ANONYMISED,
     ...IP_ANONYMISER_LIST_STALE,
     ...IP_PRIVACY_RELAY,
+    ...IP_OPERATOR_CORRECTED,
   },
   tier: 'assess',
   kind: 'snapshot',
@@ -78,6 +80,7 @@ export const ipVpnProxy = defineCapability({
   },
   finding: ({ ip, stale }) => {
     if (!ip) return undefined;
+    if (correctedAway(ip, 'vpn', 'proxy')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
     if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
     return ip.vpn || ip.proxy
       ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
