@@ -6,6 +6,7 @@
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { addressKeyOf } from '../../resolution/ip.ts';
 import type { Evidence } from '../../scoring/evidence.ts';
+import { correctedAway } from '../corrections.ts';
 import type { CapabilityFinding } from '../definition.ts';
 import { unlistedFinding } from '../ip-not-anonymised.ts';
 import type { RangeSet } from '../range-set.ts';
@@ -17,7 +18,8 @@ export const TOR_EXIT_CODES = {
     'The address is not on the Tor exit list but in a network the list shows to be run for Tor exits.',
 } as const;
 
-type TorFindingCode = keyof typeof TOR_EXIT_CODES | 'IP_NOT_ANONYMISED' | 'IP_ANONYMISER_LIST_STALE';
+type TorFindingCode =
+  keyof typeof TOR_EXIT_CODES | 'IP_NOT_ANONYMISED' | 'IP_ANONYMISER_LIST_STALE' | 'IP_OPERATOR_CORRECTED';
 
 /** The routing table the network-type capability holds on this node, for the AS rule. */
 function networksOf(evidence: Evidence): IpNetworks | undefined {
@@ -30,6 +32,8 @@ export function torExitFinding(
 ): CapabilityFinding<TorFindingCode> | undefined {
   const { ip } = evidence;
   if (!ip) return undefined;
+  // An operator's correction (not_tor) outranks the list and the operator-space rule alike.
+  if (correctedAway(ip, 'tor')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
   if (ip.tor) return { verdict: 'adverse', detail: 'IP_TOR_EXIT' };
   if (exits && !ip.bogon) {
     const space = currentOperatorSpace(exits, networksOf(evidence));

@@ -1,4 +1,4 @@
-import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
+import { IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
@@ -51,9 +51,5 @@ export const ipTorExit = defineCapability({
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
   ipFacts: (_ip, key, set) => ({ tor: kindAt(set, key) !== 0 }),
-  // An operator's correction (not_tor) outranks the list and the operator-space rule alike.
-  finding: (input) =>
-    input.ip && correctedAway(input.ip, 'tor')
-      ? { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' }
-      : torExitFinding(input),
+  finding: torExitFinding,
 });
