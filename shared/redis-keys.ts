@@ -23,9 +23,9 @@ export const PERMANENT_KEYS: readonly { pattern: RegExp; what: string; bound: st
   },
   { pattern: /^frs:versions$/, what: 'score-version state (default, challenger, retired)', bound: 'one' },
   {
-    pattern: /^frs:cap:(current|status):\{[a-z_]+\}$/,
-    what: 'the current snapshot of each capability and its refresh status',
-    bound: 'two per capability',
+    pattern: /^frs:cap:(current|status):\{[a-z_]+\}(:sources)?$/,
+    what: "the current snapshot of each capability, its refresh status, and its sources' validators (ETag, Last-Modified)",
+    bound: 'three per capability; the validators one entry per source location',
   },
   {
     pattern: /^frs:cap:(blob:\{[a-z_]+\}|ledger):[0-9]+-[0-9a-f]{8}$/,

@@ -12,6 +12,8 @@ import { redis } from '../../infra/harness/fixtures.ts';
 import { toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
+import { SubjectReveal } from '../../services/portal/subject-reveal.ts';
+import { createLogger } from '../../shared/logger.ts';
 import { serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { historyRaws } from '../../shared/scoring/calibration/history.ts';
 import { VERSION_DEFINITIONS } from '../../shared/scoring/weights.ts';
@@ -52,6 +54,7 @@ const COVERED: Record<string, string> = {
   'shared/capabilities/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
   'shared/backtest/signatures.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'shared/backtest/store.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
+  'services/portal/subject-reveal.ts': "reveals the shown rows' subjects as the portal's Activity page does",
 };
 
 const DB = 'frs';
@@ -398,6 +401,21 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       response: r.response,
     });
     expect(await new ScoreHistory(ch, DB).find('org_other000000000', r.score_id)).toBeNull();
+  });
+
+  it("reveals the shown rows' subjects as the portal's Activity page does", async () => {
+    const ms = Date.now() - 6_000;
+    const r = record(scoreIdAt(ms, '5'), ms);
+    await ch.insert({ table: `${DB}.scores`, values: rowsOf([r]), format: 'JSONEachRow' });
+    const reveal = new SubjectReveal({
+      recent: { get: async () => null },
+      ch,
+      database: DB,
+      log: createLogger('test', 'silent'),
+    });
+    const found = await reveal.subjects(r.org_id, [r.score_id]);
+    expect(found.get(r.score_id)).toEqual(r.request.subject);
+    expect((await reveal.subjects('org_other000000000', [r.score_id])).size).toBe(0);
   });
 
   it('drops expired partitions as the retention job does', async () => {
