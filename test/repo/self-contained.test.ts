@@ -25,7 +25,7 @@ const OUTSIDE = [
   ['..', 'shared', 'guide'].join('/'),
   ['decisions', 'md'].join('.'),
   ['interface-spec', 'md'].join('.'),
-  ['architecture', 'md'].join('.'),
+  ['guide', 'architecture.md'].join('/'),
   ['field-facts', 'md'].join('.'),
 ];
 
