@@ -8,7 +8,7 @@ import { serviceEnv } from '../infra/harness/processes.ts';
  * the default prefix lacks with the refresher's one-shot, as a fresh deployment does before its
  * API nodes start (nodes never build snapshots; milliseconds when they are there), and rebuild
  * the ones a stack started hours ago holds past their freshness (the ledger's is 2 h), which
- * would otherwise show as degraded sources in every test.
+ * would otherwise show as degraded sources in every test. Last, index the API keys' digests.
  */
 export default function setup(): void {
   if (process.env.FRS_SKIP_STACK === '1') return;
@@ -17,5 +17,12 @@ export default function setup(): void {
   execFileSync(process.execPath, [entry, '--missing', '--stale'], {
     stdio: 'inherit',
     env: serviceEnv(entry, { LOG_LEVEL: 'warn' }),
+  });
+  // API nodes load keys from the digest index and may not SCAN: as `npm start` does, the operator
+  // marks the index complete once (idempotent), so a fresh Redis serves nodes too.
+  const admin = 'services/admin/cli.ts';
+  execFileSync(process.execPath, [admin, 'key', 'index'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: serviceEnv(admin, { LOG_LEVEL: 'warn' }),
   });
 }
