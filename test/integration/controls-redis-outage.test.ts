@@ -80,6 +80,8 @@ describe('scoring while Redis is down (a private redis-server the test stops and
       const store = new OrgStore(client);
       org = await store.createOrg({ name: 'outage', tier: 'assess', rateRps: 20, credits: 1000 });
       apiKey = (await store.createKey(org.org_id)).api_key;
+      // As an operator does once per Redis: the nodes load keys from the index, never by SCAN.
+      await store.indexKeys();
       // A real key that no node has seen: created in another Redis, so absent from their replica.
       unknownKey = 'frs_live_' + 'Z'.repeat(32);
     } finally {

@@ -77,6 +77,8 @@ describe('Redis keys expire unless they are on the permanent list', () => {
     const store = new OrgStore(r);
     const org = await store.createOrg({ name: 'expiry', tier: 'bureau', rateRps: 1000 });
     const { api_key: apiKey } = await store.createKey(org.org_id);
+    // As an operator does once per Redis: the nodes load keys from the index, never by SCAN.
+    await store.indexKeys();
     node = await startNode(env);
 
     const phone = freshMobile();
