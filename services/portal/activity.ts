@@ -24,6 +24,21 @@ export const FETCH_MAX_WAIT_MS = 400;
 const FETCH_MIN_BYTES = 512 * 1024;
 /** Offsets are committed at most this often: a restart re-applies at most this much (see below). */
 const COMMIT_INTERVAL_MS = 5_000;
+/**
+ * The feed consumes only while some Activity page of the deployment was requested within this
+ * time (the page polls twice a second); otherwise its consumer is paused and costs nothing per
+ * score. A paused consumer keeps its group and offsets, so on resume it reads the gap from Kafka:
+ * the list and the day's usage stay exact, as if it had never paused.
+ */
+export const IDLE_PAUSE_MS = 60_000;
+/** How often each process checks the shared "watched" marker to pause or resume. */
+const WATCH_CHECK_MS = 1_000;
+/**
+ * Set by any portal process of the group that serves an Activity request; read by all of them.
+ * Under the recent lists' prefix, which the portal's Redis user may already write; no list key
+ * collides (theirs end in `{org}`).
+ */
+export const watchedKey = (groupId: string) => `frs:portal:recent:watched:${groupId}`;
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -58,9 +73,17 @@ export class ActivityFeed {
   private readonly log: Logger;
   private joined = false;
   private fetched = false;
+  private running = false;
+  private paused = false;
+  private lastMark = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly idleMs: number;
+  private readonly watchedKey: string;
   skipped = 0;
 
-  constructor(deps: { kafka: Kafka; groupId: string; redis: RedisClient; log: Logger }) {
+  constructor(deps: { kafka: Kafka; groupId: string; redis: RedisClient; log: Logger; idleMs?: number }) {
+    this.idleMs = deps.idleMs ?? IDLE_PAUSE_MS;
+    this.watchedKey = watchedKey(deps.groupId);
     this.consumer = deps.kafka.consumer({
       groupId: deps.groupId,
       minBytes: FETCH_MIN_BYTES,
@@ -84,7 +107,13 @@ export class ActivityFeed {
 
   /** True once the group is joined and a first fetch from its offsets has been made. */
   get ready(): boolean {
-    return this.fetched;
+    // A group paused since its join makes no fetch and is as ready as one that fetched.
+    return this.fetched || (this.paused && this.joined);
+  }
+
+  /** True while nobody watches: the consumer keeps its group but fetches nothing. */
+  get isPaused(): boolean {
+    return this.paused;
   }
 
   async start(): Promise<void> {
@@ -95,9 +124,48 @@ export class ActivityFeed {
       autoCommitInterval: COMMIT_INTERVAL_MS,
       eachBatch: (p) => this.apply(p),
     });
+    this.running = true;
+    this.timer = setInterval(() => void this.check(), WATCH_CHECK_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * An Activity page or its live endpoint was requested: resume this process's consumer now and
+   * mark the deployment watched (at most once a second), so the processes holding the other
+   * partitions of the group resume within WATCH_CHECK_MS too.
+   */
+  watched(): void {
+    this.setPaused(false);
+    const now = Date.now();
+    if (now - this.lastMark < WATCH_CHECK_MS) return;
+    this.lastMark = now;
+    this.redis.set(this.watchedKey, String(now), 'PX', this.idleMs).catch((err: unknown) => {
+      this.log.warn({ err: String(err) }, 'activity: watched marker not set');
+    });
+  }
+
+  private async check(): Promise<void> {
+    // Not before the first fetch from the group's offsets, which starts it at the latest offset.
+    if (!this.fetched) return;
+    try {
+      this.setPaused((await this.redis.exists(this.watchedKey)) === 0);
+    } catch {
+      // Redis away: keep the current state; the feed's own writes fail and retry meanwhile.
+    }
+  }
+
+  private setPaused(paused: boolean): void {
+    if (!this.running || paused === this.paused) return;
+    this.paused = paused;
+    const topics = [{ topic: SCORES_TOPIC }];
+    if (paused) this.consumer.pause(topics);
+    else this.consumer.resume(topics);
+    this.log.info({ paused }, paused ? 'activity: nobody watches; feed paused' : 'activity: feed resumed');
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.running = false;
     await this.consumer.disconnect();
   }
 

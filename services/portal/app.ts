@@ -30,6 +30,7 @@ export interface PortalAppDeps {
   explain: ExplainSources;
   reveal: ActivityRouteDeps['reveal'];
   live: () => boolean;
+  watched: () => void;
   ready: () => boolean;
   /** Express `trust proxy` (PORTAL_TRUST_PROXY; false = none). */
   trustProxy: TrustProxy;

@@ -99,6 +99,7 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         },
         reveal: new SubjectReveal({ recent: explainCopies, ch, database: cfg.CLICKHOUSE_DATABASE, log }),
         live: () => feed.ready,
+        watched: () => feed.watched(),
         ready: () => feed.ready && redis.status === 'ready',
         trustProxy: cfg.PORTAL_TRUST_PROXY,
         apiUrl: cfg.PORTAL_API_URL,

@@ -28,6 +28,8 @@ export interface ActivityRouteDeps {
   reveal: Pick<SubjectReveal, 'subjects'>;
   /** Whether the score-stream consumer is connected. */
   live: () => boolean;
+  /** Someone looks at Activity: the feed consumes while this is called (see ActivityFeed). */
+  watched: () => void;
 }
 
 function filterOf(req: Request): ActivityFilter {
@@ -68,6 +70,7 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
   router.get('/activity', async (req, res) => {
     const session = sessionOf(res);
     const f = filterOf(req);
+    deps.watched();
     const [scores, u] = await Promise.all([
       deps.activity.recent(session.org_id, f.band),
       usage(session.org_id),
@@ -84,6 +87,7 @@ export function activityRoutes(deps: ActivityRouteDeps): Router {
   router.get('/activity/live', async (req, res) => {
     const session = sessionOf(res);
     const f = filterOf(req);
+    deps.watched();
     const [scores, u] = await Promise.all([
       deps.activity.recent(session.org_id, f.band),
       usage(session.org_id),
