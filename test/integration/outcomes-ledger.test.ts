@@ -141,8 +141,9 @@ describe('the reputation ledger learns from outcomes under its trust rules', () 
   const flagged = {
     // Hetzner Online's 2a01:4f8::/31 in the hosting ranges.
     hosting: () => `2a01:4f8:${hex16()}:${hex16()}::${hex16()}`,
-    // NordVPN's 2001:ac8::/36 (M247) in the VPN ranges.
-    vpn: () => `2001:ac8:${randomInt(0x1000).toString(16)}:${hex16()}::${hex16()}`,
+    // Surfshark's own 2a09:a704::/30 in the VPN ranges (a provider-owned network: the list flags
+    // it whole, where a hosting network such as M247's has only its listed servers flagged).
+    vpn: () => `2a09:a704:${randomInt(0x1000).toString(16)}:${hex16()}::${hex16()}`,
   };
   const higher = (a: string, b: string) => (BAND_ORDER.indexOf(a) >= BAND_ORDER.indexOf(b) ? a : b);
 
