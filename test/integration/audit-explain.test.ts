@@ -3,7 +3,7 @@ import { migrate } from '../../infra/clickhouse/migrate.ts';
 import { explainKey } from '../../shared/audit/explain-cache.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
 import { AuditRecord } from '../../shared/audit/record.ts';
-import { newScoreId } from '../../shared/ids.ts';
+import { newScoreId, scoreIdTime } from '../../shared/ids.ts';
 import type { ScoreRequest, ScoringClient } from '../../client/index.ts';
 import { contractClients } from '../helpers/contract-client.ts';
 import { clickhouse, explainRedis, orgWithKey, redis } from '../../infra/harness/fixtures.ts';
@@ -110,13 +110,16 @@ describe('GET /v1/explain before and after the audit pipeline delivered the scor
       const before = await get();
       expect(before.response.status).toBe(404);
       expect(before.error!.errors[0]!.code).toBe('E_SCORE_NOT_FOUND');
+      // The sink writes the time the score was made, which is the time in its id: the lookup reads
+      // that one second, however long after the score this row arrives.
+      const scoredAtMs = scoreIdTime(body.score_id)!;
       const record = {
         v: 1 as const,
         score_id: body.score_id,
         org_id: org.orgId,
         tier: body.tier,
-        scored_at: new Date().toISOString(),
-        scored_at_ms: Date.now(),
+        scored_at: new Date(scoredAtMs).toISOString(),
+        scored_at_ms: scoredAtMs,
         node_id: 'test',
         latency_ms: 1,
         request,
