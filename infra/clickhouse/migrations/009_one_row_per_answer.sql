@@ -15,8 +15,8 @@ ALTER TABLE {db}.scores
 -- sharded by score_id), so the superseded ids are found over all of them, then sent to each shard.
 -- Convenient for small reads and exploration; a filter put around the view applies after the
 -- superseded ids of the whole table are found, so docs/data.md's queries carry the rule inside,
--- next to their own filter. The view reads `*` as the table has it now: a migration that adds a
--- column to scores drops and recreates this view.
+-- next to their own filter. The view keeps the columns scores had when it was made (18.16 fixes
+-- them at CREATE): a migration that adds a column to scores and wants it here recreates the view.
 CREATE VIEW IF NOT EXISTS {db}.scores_answered AS
 SELECT *
 FROM {db}.scores FINAL
