@@ -1,5 +1,5 @@
-import type { Tier, Verdict } from '../contract/response.ts';
-import type { Evidence } from '../scoring/evidence.ts';
+import type { Tier, Verdict } from '../vocabulary/score-terms.ts';
+import type { Evidence } from './evidence.ts';
 import type { Decoded } from './codec.ts';
 import type { AddressKey } from './range-set.ts';
 import type { IpFacts } from '../resolution/ip.ts';

@@ -5,7 +5,7 @@
  */
 import { encodeSections } from './codec.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import type { FeedName } from './registry.ts';
+import type { FeedName } from './source.ts';
 import { errorMessage } from '../error-message.ts';
 
 /** Bump when the binary form of any snapshot changes: nodes ignore snapshots of another format. */

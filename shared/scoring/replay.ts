@@ -15,7 +15,7 @@
 import type { CapabilityDefinitions } from '../capabilities/index.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
 import type { Context } from '../contract/request.ts';
-import type { Action, Band, ContextEffect, Verdict } from '../contract/response.ts';
+import type { Action, Band, ContextEffect, Verdict } from '../vocabulary/score-terms.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
 import { score, type RiskPosture, type ScoreVersion } from './engine.ts';

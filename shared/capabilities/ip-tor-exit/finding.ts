@@ -5,7 +5,7 @@
  */
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { addressKeyOf } from '../../resolution/ip.ts';
-import type { Evidence } from '../../scoring/evidence.ts';
+import type { Evidence } from '../evidence.ts';
 import { correctedAway } from '../corrections.ts';
 import type { CapabilityFinding } from '../definition.ts';
 import { unlistedFinding } from '../ip-not-anonymised.ts';
