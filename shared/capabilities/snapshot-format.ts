@@ -3,7 +3,7 @@
  * validates as it parses (a malformed line is a FeedError naming the line); the size checks
  * against the current snapshot live in refresh.ts.
  */
-import { encodeSections } from './codec.ts';
+import { encodeSections } from '../resolution/codec.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import type { FeedName } from './source.ts';
 import { errorMessage } from '../error-message.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadResolutionData } from '../resolution/resolution-data.ts';
 import { gatherEvidence } from '../scoring/evidence.ts';
-import { decodeSections, encodeSections } from './codec.ts';
+import { decodeSections, encodeSections } from '../resolution/codec.ts';
 import { capabilityStatus } from './condition.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { kindAt } from './range-set.ts';
+import { kindAt } from '../resolution/range-set.ts';
 import { checkSize } from './refresh.ts';
 import { CAPABILITY_BY_NAME, isStale, withOverrides } from './registry.ts';
 import { buildSnapshot, decodeSnapshot } from './snapshots.ts';

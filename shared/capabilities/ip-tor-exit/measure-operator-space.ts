@@ -20,7 +20,7 @@ import { score } from '../../scoring/engine.ts';
 import { gatherEvidence } from '../../scoring/evidence.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../scoring/versions.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, kindAt } from '../range-set.ts';
+import { buildRangeSet, kindAt } from '../../resolution/range-set.ts';
 import { inOperatorSpace, operatorSpaceOf, OPERATOR_SPACE_RULE } from './operator-space.ts';
 
 const SHIPPED = new URL('../../../infra/feeds/tor-exits.txt', import.meta.url);
