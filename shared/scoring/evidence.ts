@@ -1,5 +1,5 @@
 import { ndcLevel, type NdcRisk } from '../capabilities/feeds/ndc-feed.ts';
-import type { Subject } from '../contract/request.ts';
+import type { ScoringSubject } from '../vocabulary/scoring-input.ts';
 import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
 import type { IpNetworks } from '../resolution/ip-networks.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
@@ -35,7 +35,7 @@ const NO_CARRIERS: CarrierPrefixes = {
 
 /** Everything the engine needs, from in-memory data and the ledger lookup's answer. */
 export function gatherEvidence(
-  subject: Subject,
+  subject: ScoringSubject,
   sources: EvidenceSources,
   reputation?: Reputation,
 ): Evidence {
