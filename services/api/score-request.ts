@@ -3,7 +3,7 @@ import type { Context, ScoreRequest } from '../../shared/contract/request.ts';
 import type { Tier } from '../../shared/contract/response.ts';
 import { validateScoreRequest, type IdempotencyKeyHeader } from '../../shared/contract/validation.ts';
 import type { ScoreVersion } from '../../shared/scoring/engine.ts';
-import { entitlementErrors } from '../../shared/scoring/tiers.ts';
+import { entitlementErrors } from '../../shared/contract/entitlements.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 
 /**

@@ -6,7 +6,7 @@ import { LedgerTrust } from '../../services/audit-sink/ledger-trust.ts';
 import type { ScoresProgress } from '../../services/audit-sink/scores-progress.ts';
 import { decode, scoredSubjectRows, toRow } from '../../services/audit-sink/sink.ts';
 import { ledgerVotesKey, LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
-import { withdrawOutcome } from '../../shared/capabilities/ledger-withdrawal.ts';
+import { withdrawOutcome } from '../../services/admin/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { redis } from '../../infra/harness/fixtures.ts';
 import { toOutcomeRow } from '../../shared/outcomes/record.ts';
@@ -59,7 +59,7 @@ const COVERED: Record<string, string> = {
   'shared/scoring/calibration/history.ts': 'reads the scored population as npm run calibrate does',
   'services/audit-sink/ledger-trust.ts':
     "decides a report's trust from the scored subjects as the ledger learner does",
-  'shared/capabilities/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
+  'services/admin/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
   'shared/backtest/signatures.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'shared/backtest/store.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'services/portal/subject-reveal.ts': "reveals the shown rows' subjects as the portal's Activity page does",
