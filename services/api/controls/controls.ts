@@ -4,6 +4,7 @@ import type { RedisClient } from '../../../shared/clients/redis.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../../shared/contract/request.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { Backoff } from '../../../shared/retry.ts';
 import {
   creditPeriod,
   creditsKey,
@@ -149,7 +150,7 @@ export class Controls implements AdmissionControl {
   private readonly uncertain = new Map<string, Unsettled>();
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
-  private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+  private readonly reconcileBackoff = new Backoff(RECONCILE_RETRY_FIRST_MS, RECONCILE_RETRY_MAX_MS);
   private readonly waitReplicas: number;
   private readonly waitTimeoutMs: number;
   private readonly onUnreplicated: () => void;
@@ -397,7 +398,7 @@ export class Controls implements AdmissionControl {
       .then(async () => {
         if (failed === 0) {
           this.log.info({ batches: sent }, 'credits billed during the Redis outage reconciled');
-          this.reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+          this.reconcileBackoff.reset();
           await this.journal?.compact(() => this.unsettledCredits === 0 && !this.local.pending);
           return;
         }
@@ -445,12 +446,10 @@ export class Controls implements AdmissionControl {
    */
   private scheduleReconcileRetry(): void {
     if (this.reconcileRetry) return;
-    const delay = this.reconcileRetryMs;
-    this.reconcileRetryMs = Math.min(delay * 2, RECONCILE_RETRY_MAX_MS);
     this.reconcileRetry = setTimeout(() => {
       this.reconcileRetry = undefined;
       void this.reconcile();
-    }, delay);
+    }, this.reconcileBackoff.next());
     // Never what keeps a stopping process alive.
     this.reconcileRetry.unref();
   }
