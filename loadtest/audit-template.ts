@@ -11,7 +11,8 @@ import { newScoreId } from '../shared/ids.ts';
 import { loadResolutionData } from '../shared/resolution/resolution-data.ts';
 import { score } from '../shared/scoring/engine.ts';
 import { gatherEvidence } from '../shared/scoring/evidence.ts';
-import { shapeResponse, tierEvidence } from '../shared/scoring/shape.ts';
+import { shapeResponse } from '../shared/contract/shape.ts';
+import { tierEvidence } from '../shared/scoring/tier-evidence.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../shared/scoring/versions.ts';
 
 const REQUEST = {

@@ -13,7 +13,8 @@ import { calibrationSources } from '../shared/scoring/calibration/build.ts';
 import { drawBootstrap } from '../shared/scoring/calibration/bootstrap.ts';
 import { score, type ScoreVersion } from '../shared/scoring/engine.ts';
 import { gatherEvidence } from '../shared/scoring/evidence.ts';
-import { shapeResponse, tierEvidence } from '../shared/scoring/shape.ts';
+import { shapeResponse } from '../shared/contract/shape.ts';
+import { tierEvidence } from '../shared/scoring/tier-evidence.ts';
 import { DEFAULT_VERSION, findVersion } from '../shared/scoring/versions.ts';
 
 const perRound = Number(process.argv[2] ?? 20_000);

@@ -5,7 +5,7 @@
  * 64) after an unmeasured warm-up. Only the samples of the measured k6 run count: its start and
  * end are taken on the same monotonic clock the profile's timestamps use. Each sample's self time
  * goes to a stage by its call stack (loadtest/profile-stage-rules.ts) and is divided by the
- * requests k6 got answered. Writes the table into docs/performance.md (between its
+ * requests k6 got answered. Writes the table into docs/performance/stages.md (between its
  * `profile-stages` markers) and the flame graph to docs/performance/score-profile.svg, only when
  * every step succeeded. PROFILE_DURATION (s, default 20), PROFILE_WARMUP (s, default 10),
  * PROFILE_INTERVAL_US (sampling interval, default 250). The node scores with a silent challenger
@@ -34,7 +34,7 @@ import { GC_STAGE, NODE_STAGE, OTHER_STAGE, STAGE_RULES } from './profile-stage-
 import { shieldCore, stackPids } from './core-shield.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const DOC = join(ROOT, 'docs', 'performance.md');
+const DOC = join(ROOT, 'docs', 'performance', 'stages.md');
 const SVG = join(ROOT, 'docs', 'performance', 'score-profile.svg');
 const DURATION_S = Number(process.env.PROFILE_DURATION ?? 20);
 const WARMUP_S = Number(process.env.PROFILE_WARMUP ?? 10);
@@ -201,7 +201,7 @@ column exceeds /proc's figure when the machine is loaded; the middle column spre
     RATE === undefined
       ? ` Flame graph of the
 same window:
-[score-profile.svg](performance/score-profile.svg) (colour: the stage most of a frame's time belongs to).`
+[score-profile.svg](score-profile.svg) (colour: the stage most of a frame's time belongs to).`
       : ''
   }
 ${END}`;

@@ -11,7 +11,7 @@ import { newScoreId } from '../shared/ids.ts';
 import { score } from '../shared/scoring/engine.ts';
 import { loadResolutionData } from '../shared/resolution/resolution-data.ts';
 import { gatherEvidence } from '../shared/scoring/evidence.ts';
-import { shapeResponse } from '../shared/scoring/shape.ts';
+import { shapeResponse } from '../shared/contract/shape.ts';
 import { DEFAULT_VERSION, findVersion } from '../shared/scoring/versions.ts';
 
 const iterations = Number(process.argv[2] ?? 50_000);

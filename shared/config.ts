@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { FEEDS } from './capabilities/registry.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -269,10 +268,15 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
 export type Config = z.infer<typeof envSchema>;
 
 /**
- * Each feed's location (`FEED_*`, one per source its capability declares, read by
- * capabilities/sources.ts): kept on the parsed config under the variable's own name.
+ * Each feed's location (`FEED_*`, one per source a capability declares): any `FEED_*` variable the
+ * schema above does not name, kept on the parsed config under its own name. Which names exist is
+ * the capabilities' to say (capabilities/sources.ts reads the ones they declare); config sits below
+ * them and checks only that a location set is not empty.
  */
-const feedSchema = z.object(Object.fromEntries(Object.values(FEEDS).map((f) => [f.env, feedLocation])));
+function feedLocationSchema(env: NodeJS.ProcessEnv): z.ZodObject {
+  const names = Object.keys(env).filter((k) => /^FEED_[A-Z0-9_]+$/.test(k) && !(k in envSchema.shape));
+  return z.object(Object.fromEntries(names.map((name) => [name, feedLocation])));
+}
 
 /**
  * Parses the environment once at boot. A bad value throws an error naming the variable, so the
@@ -280,7 +284,7 @@ const feedSchema = z.object(Object.fromEntries(Object.values(FEEDS).map((f) => [
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = withKafkaSasl.safeParse(env);
-  const feeds = feedSchema.safeParse(env);
+  const feeds = feedLocationSchema(env).safeParse(env);
   const issues = [...(parsed.error?.issues ?? []), ...(feeds.error?.issues ?? [])];
   if (!parsed.success || !feeds.success) {
     const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);

@@ -1,5 +1,5 @@
-/** `npm run feeds:update -- --from <file|dir|url> ...`: see shared/capabilities/feeds/update.ts. */
-import { parseUpdateArgs, updateFeeds, USAGE } from '../../shared/capabilities/feeds/update.ts';
+/** `npm run feeds:update -- --from <file|dir|url> ...`: see update-feeds.ts. */
+import { parseUpdateArgs, updateFeeds, USAGE } from './update-feeds.ts';
 
 const opts = parseUpdateArgs(process.argv.slice(2));
 if (typeof opts === 'string') {

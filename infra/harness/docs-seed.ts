@@ -31,7 +31,7 @@ export function docsQueryTitles(): string[] {
 /**
  * Rows for DOC_ORG that give every docs query something to return: 11 distinct scores over the
  * last seconds (one of them DOC_SCORE_ID at its own time) plus a re-delivered copy of the first,
- * which no exact query may count twice.
+ * which no exact query may count twice, and two scores of one retried request, which count once.
  */
 export function docsSeedRows(now = Math.floor(Date.now() / 1000)): Record<string, unknown>[] {
   const row = (i: number, extra: Record<string, unknown>) => ({
@@ -74,8 +74,26 @@ export function docsSeedRows(now = Math.floor(Date.now() / 1000)): Record<string
     row(0, { score_id: DOC_SCORE_ID, scored_at: Math.floor(parseInt(DOC_SCORE_ID.slice(3, 15), 16) / 1000) }),
   );
   rows.push(rows[0]!);
+  // One request with an Idempotency-Key scored twice: its first node died before answering and the
+  // retry, 5 s later, was scored again (docs/data.md "One row per answer"). Ids begin with their time.
+  const retried = 'e3'.repeat(32);
+  for (const [i, ms] of [
+    [11, (now - 20) * 1000],
+    [12, (now - 15) * 1000],
+  ] as const)
+    rows.push(
+      row(i, {
+        score_id: `sc_${ms.toString(16).padStart(12, '0')}7${String(i).padStart(19, '0')}`,
+        scored_at: ms / 1000,
+        scored_at_ms: ms,
+        request_digest: retried,
+      }),
+    );
   return rows;
 }
 
-/** Distinct scores in docsSeedRows: what an exact count over DOC_ORG answers. */
-export const DOC_DISTINCT_SCORES = 11;
+/** Distinct scores in docsSeedRows: what `count()` over DOC_ORG's rows of `scores FINAL` answers. */
+export const DOC_DISTINCT_SCORES = 13;
+
+/** Requests answered in docsSeedRows: what a query with the rule of "One row per answer" counts. */
+export const DOC_ANSWERED = 12;

@@ -37,11 +37,7 @@ import { VersionAdmin } from '../../shared/scoring/version-state.ts';
 import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import type { RedisClient } from '../../shared/clients/redis.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
-import {
-  withdrawOutcome,
-  WithdrawalError,
-  type WithdrawalDeps,
-} from '../../shared/capabilities/ledger-withdrawal.ts';
+import { withdrawOutcome, WithdrawalError, type WithdrawalDeps } from './ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { CorrectionError, CorrectionStore } from '../../shared/capabilities/corrections.ts';
 import { errorMessage } from '../../shared/error-message.ts';

@@ -3,7 +3,7 @@ import type { Context, ScoreRequest } from '../../shared/contract/request.ts';
 import type { Tier } from '../../shared/contract/response.ts';
 import { validateScoreRequest, type IdempotencyKeyHeader } from '../../shared/contract/validation.ts';
 import type { ScoreVersion } from '../../shared/scoring/engine.ts';
-import { entitlementErrors } from '../../shared/scoring/tiers.ts';
+import { entitlementErrors } from '../../shared/contract/entitlements.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
 
 /**
@@ -17,6 +17,8 @@ export interface CheckedScoreRequest {
   /** The context to apply: the inline one if sent, else the saved one `context_id` names. */
   context?: Context;
   shadowVersion?: ScoreVersion;
+  /** The Idempotency-Key it was sent with: the audit record keeps its digest, never the key. */
+  idempotencyKey?: string;
 }
 
 /**
@@ -77,5 +79,7 @@ export function checkScoreRequest(
     request,
     ...(context ? { context } : {}),
     ...(shadowVersion ? { shadowVersion } : {}),
+    // Validation refused a repeated header, so a valid one is a single string.
+    ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { isoTime } from '../../shared/iso-time.ts';
 import { serializeAuditRecord } from '../../shared/audit/record.ts';
+import { requestDigest } from '../../shared/audit/request-digest.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ReputationReportsT, ScoreResponse } from '../../shared/contract/response.ts';
 import type { Capability } from '../../shared/capabilities/model.ts';
@@ -7,7 +8,8 @@ import { newScoreId } from '../../shared/ids.ts';
 import { score } from '../../shared/scoring/engine.ts';
 import { gatherEvidence, type EvidenceSources, type Reputation } from '../../shared/scoring/evidence.ts';
 import type { ComponentKey } from '../../shared/scoring/reason-codes.ts';
-import { shapeResponse, tierEvidence } from '../../shared/scoring/shape.ts';
+import { shapeResponse } from '../../shared/contract/shape.ts';
+import { tierEvidence } from '../../shared/scoring/tier-evidence.ts';
 import { includedIn } from '../../shared/scoring/tiers.ts';
 import { AS_RELEASED, type VersionState } from '../../shared/scoring/version-state.ts';
 import type { Principal } from './auth.ts';
@@ -112,7 +114,7 @@ export class Scorer {
     startedAt: number,
     reputation?: Reputation,
   ): Scored {
-    const { request: req, context, shadowVersion } = checked;
+    const { request: req, context, shadowVersion, idempotencyKey } = checked;
     const { tier, entitlements } = principal.org;
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
     const evidence = gatherEvidence(req.subject, sources, reputation);
@@ -143,6 +145,7 @@ export class Scorer {
     });
 
     const body = JSON.stringify(response);
+    const digest = requestDigest(principal.org.org_id, idempotencyKey);
     const record = serializeAuditRecord(
       {
         v: 1,
@@ -165,6 +168,7 @@ export class Scorer {
             raw_risk: challengerScored.raw,
           },
         }),
+        ...(digest !== undefined && { request_digest: digest }),
       },
       body,
     );

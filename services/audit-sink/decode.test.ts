@@ -50,6 +50,18 @@ describe('audit sink decoding', () => {
     });
   });
 
+  it("keeps a request's digest, reads a record made before it as without one, and refuses a bad one", () => {
+    const digest = 'ab'.repeat(32);
+    const withDigest = decode(message(JSON.stringify({ ...record, request_digest: digest })));
+    const before = decode(message(JSON.stringify(record)));
+    if (!withDigest.ok || !before.ok) throw new Error('not decoded');
+    expect(toRow(withDigest.record).request_digest).toBe(digest);
+    expect(toRow(before.record).request_digest).toBe('');
+    // A key in clear is not a digest: the record goes to the dead-letter topic, not into a row.
+    const clear = decode(message(JSON.stringify({ ...record, request_digest: 'order-7731' })));
+    expect(clear.ok).toBe(false);
+  });
+
   it('names why a record cannot be stored', () => {
     expect(decode(message(null))).toEqual({ ok: false, reason: 'empty message' });
     expect(decode(message('{"v":1,'))).toEqual({ ok: false, reason: 'not JSON' });

@@ -60,6 +60,7 @@ export function toRow(r: AuditRecordEnvelope) {
     challenger_version: r.challenger?.score_version ?? '',
     challenger_score: r.challenger?.score ?? null,
     challenger_band: r.challenger?.band ?? '',
+    request_digest: r.request_digest ?? '',
   };
 }
 

@@ -10,7 +10,7 @@
  * snapshots without a running refresher, through a test run that takes minutes.
  */
 import { capabilityModels } from '../../shared/capabilities/model.ts';
-import { refreshCapability, type RefreshOutcome } from '../../shared/capabilities/refresh.ts';
+import { refreshCapability, type RefreshOutcome } from './refresh-capability.ts';
 import { configuredCapabilities, isStale } from '../../shared/capabilities/registry.ts';
 import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';

@@ -11,7 +11,11 @@ import {
   TIERS,
 } from '../contract/response.ts';
 
-/** Version of the audit envelope; bump it with a new schema and keep decoding the old ones. */
+/**
+ * Version of the audit envelope; bump it with a new schema and keep decoding the old ones. Optional
+ * fields added since (the score-quality ones, `request_digest`) leave it at 1: a record without them
+ * still decodes, and a sink not yet upgraded drops them instead of dead-lettering the record.
+ */
 export const AUDIT_RECORD_VERSION = 1;
 
 export const AuditEvidence = z.object({
@@ -41,6 +45,19 @@ const ScoreQuality = {
 };
 
 /**
+ * The request's identity across retries: the digest of its organisation and Idempotency-Key
+ * (request-digest.ts); absent when it was sent without one, and in records older than the field.
+ * A retry of the same key on another node scores again when the first node died before its answer
+ * left; the data-team rule (docs/data.md "One row per answer") counts one score per digest.
+ */
+const RequestIdentity = {
+  request_digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+};
+
+/**
  * One record on `scores.v1` per 200 from POST /v1/score: the request as sent (never the key),
  * the response exactly as returned, and the full tier-permitted evidence.
  */
@@ -57,6 +74,7 @@ export const AuditRecord = z.object({
   response: ScoreResponse,
   evidence: AuditEvidence,
   ...ScoreQuality,
+  ...RequestIdentity,
 });
 
 export type AuditRecord = z.infer<typeof AuditRecord>;
@@ -88,6 +106,7 @@ export const AuditRecordEnvelope = z.object({
     primary_risk_factor: z.looseObject({ code: z.string() }).optional(),
   }),
   ...ScoreQuality,
+  ...RequestIdentity,
 });
 
 export type AuditRecordEnvelope = z.infer<typeof AuditRecordEnvelope>;

@@ -6,7 +6,9 @@
  * whatever the window.
  *
  * Exact with re-delivered records: a re-delivered record is the same record, so its row has the
- * same signature and label, and each group counts `uniqExact(score_id)`, not rows. That rather than
+ * same signature and label, and each group counts `uniqExact(score_id)`, not rows. A request
+ * scored again on a retry of its Idempotency-Key counts once (docs/data.md "One row per answer"):
+ * a day leaves out the scores a later one of the same request superseded, up to the next day. That rather than
  * `scores FINAL`, which merges the day's parts in one stream: 50 s against 15 s for a day of 700 000
  * scores on the shared 2-core machine (loadtest/backtest-bench.ts, ClickHouse 18.16). Each score carries its label, the latest outcome reported on its score_id (as in
  * docs/data.md "Band performance and drift"). Only what ClickHouse 18.16 and current servers both
@@ -15,6 +17,7 @@
 import { z } from 'zod';
 import type { ClickHouseClient } from '../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../clients/sql.ts';
+import { answeredOnly } from '../clickhouse/answered.ts';
 import { readRows } from '../clickhouse/rows.ts';
 import type { ContextEffect, Verdict } from '../contract/response.ts';
 import type { RiskPosture } from '../scoring/engine.ts';
@@ -118,6 +121,7 @@ FROM
                    'none') AS effect
     FROM ${db}.scores
     WHERE scored_at >= ${from} AND scored_at < ${to}${org}
+      ${answeredOnly(`${db}.scores`, `scored_at >= ${from} AND scored_at < ${from} + 2 * 86400${org}`)}
 ) AS s
 ANY LEFT JOIN
 (

@@ -1,7 +1,7 @@
-import type { Tier, Verdict } from '../contract/response.ts';
-import type { Evidence } from '../scoring/evidence.ts';
-import type { Decoded } from './codec.ts';
-import type { AddressKey } from './range-set.ts';
+import type { Tier, Verdict } from '../vocabulary/score-terms.ts';
+import type { Evidence } from './evidence.ts';
+import type { Decoded } from '../resolution/codec.ts';
+import type { AddressKey } from '../resolution/range-set.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import type { BuiltSnapshot, FeedFiles } from './snapshot-format.ts';
 import type { FeedSource } from './source.ts';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { gatherEvidence } from '../scoring/evidence.ts';
 import { parseRangeFeed } from './feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from './ip-vpn-proxy/index.ts';
-import { buildRangeSet } from './range-set.ts';
+import { buildRangeSet } from '../resolution/range-set.ts';
 import { buildSnapshot, decodeSnapshot } from './snapshots.ts';
 
 const feed = (name: string) => readFileSync(new URL(`../../infra/feeds/${name}`, import.meta.url));

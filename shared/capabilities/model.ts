@@ -9,7 +9,7 @@
  *   node only learns the version and looks subjects up per request behind a breaker. It is present
  *   when the node knows a version; its breaker can make it unavailable or degraded in health.
  */
-import type { Subject } from '../contract/request.ts';
+import type { ScoringSubject } from '../vocabulary/scoring-input.ts';
 import { capabilityStatus, type CapabilityStatus } from './condition.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import { parseReputationFeed } from './feeds/reputation-feed.ts';
@@ -62,7 +62,7 @@ abstract class BaseCapability {
    * Whether a request about `subject` consults this capability; `lookedUp` says whether the live
    * lookup ran for it (the caller's tier includes the ledger).
    */
-  abstract consulted(subject: Subject, lookedUp: boolean): boolean;
+  abstract consulted(subject: ScoringSubject, lookedUp: boolean): boolean;
 
   /** How well this node can answer, from what it holds; the one rule scorer and health share. */
   status(
@@ -83,7 +83,7 @@ abstract class BaseCapability {
     return { status };
   }
 
-  protected subjectMatches(subject: Subject): boolean {
+  protected subjectMatches(subject: ScoringSubject): boolean {
     if (this.def.subject === 'phone') return subject.phone_number !== undefined;
     if (this.def.subject === 'ip') return subject.ip_address !== undefined;
     return true;
@@ -118,7 +118,7 @@ export class SnapshotCapability extends BaseCapability {
     return held.data[this.snapshot] !== undefined;
   }
 
-  consulted(subject: Subject): boolean {
+  consulted(subject: ScoringSubject): boolean {
     return this.subjectMatches(subject);
   }
 }
@@ -151,7 +151,7 @@ export class LiveCapability extends BaseCapability {
     return held.ledgerVersion !== undefined;
   }
 
-  consulted(subject: Subject, lookedUp: boolean): boolean {
+  consulted(subject: ScoringSubject, lookedUp: boolean): boolean {
     return lookedUp && this.subjectMatches(subject);
   }
 

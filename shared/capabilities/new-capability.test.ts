@@ -8,7 +8,7 @@ import { lowestTierWith } from '../scoring/tiers.ts';
 import { readLock } from '../scoring/version-files.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../scoring/versions.ts';
 import type { CapabilityDefinition } from './definition.ts';
-import { kindAt } from './range-set.ts';
+import { kindAt } from '../resolution/range-set.ts';
 import { CAPABILITY_BY_NAME, FEED_OWNER, FEEDS } from './registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
 import { feedLocations, fetchFeed } from './sources.ts';
@@ -24,7 +24,7 @@ const { addedLater, seed } = await vi.hoisted(async () => {
   writeFileSync(seed, '# as-of: 2026-11-20T00:00:00Z\n# test fixture\n192.0.2.10\n198.51.100.0/24\n');
   const { encode, file, length, parsing } = await import('./snapshot-format.ts');
   const { parseRangeFeed } = await import('./feeds/range-feed.ts');
-  const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('./range-set.ts');
+  const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('../resolution/range-set.ts');
   const { addressKeyOf } = await import('../resolution/ip.ts');
   const DAY = 86_400;
   const def: CapabilityDefinition<

@@ -7,10 +7,11 @@
  * looked up per request behind a circuit breaker; its feed is loaded into Redis by the same kind
  * of job, under a version the nodes learn the same way.
  */
-import type { ComponentKey } from '../scoring/reason-codes.ts';
 import type { CapabilityDefinition } from './definition.ts';
-import { CAPABILITY_DEFINITIONS } from './index.ts';
-import type { FeedSource } from './source.ts';
+import { CAPABILITY_DEFINITIONS, type CapabilityDefinitions } from './index.ts';
+import type { FeedName, FeedSource } from './source.ts';
+
+type ComponentKey = CapabilityDefinitions['key'];
 
 /**
  * Every feed, by name, as its capability declares it (source.ts): the registry of feeds is the
@@ -19,7 +20,7 @@ import type { FeedSource } from './source.ts';
  */
 export const FEEDS: Readonly<Record<string, FeedSource>> = feedsOf(CAPABILITY_DEFINITIONS);
 
-export type FeedName = string;
+export type { FeedName };
 
 /** Which capability declares each feed. */
 export const FEED_OWNER: ReadonlyMap<FeedName, ComponentKey> = new Map(

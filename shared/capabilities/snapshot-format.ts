@@ -1,11 +1,12 @@
 /**
  * The binary form every snapshot capability shares, and the helpers its build uses: `build`
  * validates as it parses (a malformed line is a FeedError naming the line); the size checks
- * against the current snapshot live in refresh.ts.
+ * against the current snapshot are the refresher's
+ * (services/refresher/refresh-capability.ts).
  */
-import { encodeSections } from './codec.ts';
+import { encodeSections } from '../resolution/codec.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import type { FeedName } from './registry.ts';
+import type { FeedName } from './source.ts';
 import { errorMessage } from '../error-message.ts';
 
 /** Bump when the binary form of any snapshot changes: nodes ignore snapshots of another format. */

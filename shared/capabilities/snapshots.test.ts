@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadResolutionData } from '../resolution/resolution-data.ts';
 import { gatherEvidence } from '../scoring/evidence.ts';
-import { decodeSections, encodeSections } from './codec.ts';
+import { decodeSections, encodeSections } from '../resolution/codec.ts';
 import { capabilityStatus } from './condition.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { kindAt } from './range-set.ts';
-import { checkSize } from './refresh.ts';
+import { kindAt } from '../resolution/range-set.ts';
 import { CAPABILITY_BY_NAME, isStale, withOverrides } from './registry.ts';
 import { buildSnapshot, decodeSnapshot } from './snapshots.ts';
 
@@ -67,17 +66,6 @@ describe('snapshot encode and decode', () => {
     const decoded = decodeSections(1, shifted)!;
     expect([...(decoded.arrays.get('x') as BigUint64Array)]).toEqual([1n, 2n]);
     expect(decoded.header.a).toBe(1);
-  });
-});
-
-describe('size checks of a refresh', () => {
-  const current = { version: 'v', format: 1, digest: 'd', entries: 100, built_at: '' };
-  it('accepts growth and a moderate shrink, refuses empty and a large shrink', () => {
-    expect(() => checkSize(150, current, 0.5)).not.toThrow();
-    expect(() => checkSize(50, current, 0.5)).not.toThrow();
-    expect(() => checkSize(49, current, 0.5)).toThrow('shrank from 100 to 49 entries (more than 50 %)');
-    expect(() => checkSize(0, undefined, 0.5)).toThrow('no entries');
-    expect(() => checkSize(1, undefined, 0.5)).not.toThrow();
   });
 });
 

@@ -2,7 +2,7 @@
  * A snapshot capability's build and decode, dispatched to its definition
  * (shared/capabilities/<name>/); the binary form they share is snapshot-format.ts.
  */
-import { decodeSections } from './codec.ts';
+import { decodeSections } from '../resolution/codec.ts';
 import type { SnapshotCodec } from './definition.ts';
 import { CAPABILITY_DEFINITIONS, type CapabilityDefinitions } from './index.ts';
 import { MAGIC, SNAPSHOT_FORMAT, type BuiltSnapshot, type FeedFiles } from './snapshot-format.ts';

@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 /** The checked-in snapshots a machine without internet starts from. */
 export const SEED_DIR = fileURLToPath(new URL('../../infra/feeds', import.meta.url));
 
+/** A feed's name: the key its capability declares it under in `sources`. */
+export type FeedName = string;
+
 export interface FeedSource {
   /** Where a deployment reads it: an http(s) URL or a path; unset, the seed. */
   env: `FEED_${string}`;

@@ -1,15 +1,14 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { VERSION_DEFINITIONS } from '../scoring/weights.ts';
+import { CHANNELS, DIRECTIONS, MOMENTS, RISK_POSTURES } from '../vocabulary/scoring-input.ts';
 import { storableText } from './storable-text.ts';
 
 /** E.164 shape: `+` then digits, no separators. A trunk zero is allowed here (it scores as unattested). */
 export const PHONE_PATTERN = /^\+[1-9]\d{3,14}$/;
 
-export const CHANNELS = ['voice_call_centre', 'web', 'mobile_app', 'ussd', 'chat', 'ivr'] as const;
-export const DIRECTIONS = ['inbound', 'outbound'] as const;
-export const MOMENTS = ['onboarding', 'authentication', 'payment', 'profile_change', 'support'] as const;
-export const RISK_POSTURES = ['recall_weighted', 'balanced', 'precision_weighted'] as const;
+// The context's enums are the engine's vocabulary (vocabulary/scoring-input.ts); published here too.
+export { CHANNELS, DIRECTIONS, MOMENTS, RISK_POSTURES };
 
 export const IDEMPOTENCY_KEY_MAX = 128;
 export const CLIENT_REFERENCE_MAX = 256;

@@ -1,20 +1,12 @@
 import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
+import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS } from '../vocabulary/score-terms.ts';
 
-export const TIERS = ['verify', 'assess', 'bureau'] as const;
-export const BANDS = ['minimal', 'low', 'medium', 'high', 'critical'] as const;
-export const ACTIONS = ['allow', 'watch', 'investigate', 'step_up_auth', 'challenge', 'block'] as const;
-export const VERDICTS = ['clean', 'neutral', 'elevated', 'adverse', 'no_match', 'unavailable'] as const;
-export const COVERAGES = ['strong', 'partial', 'thin'] as const;
-export const CONTEXT_EFFECTS = ['band_elevated', 'band_reduced', 'none'] as const;
-
-export type Tier = (typeof TIERS)[number];
-export type Band = (typeof BANDS)[number];
-export type Action = (typeof ACTIONS)[number];
-export type Verdict = (typeof VERDICTS)[number];
-export type Coverage = (typeof COVERAGES)[number];
-export type ContextEffect = (typeof CONTEXT_EFFECTS)[number];
+// The score's vocabulary is part of what the contract publishes: importers of the response
+// schema find it here too.
+export { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS };
+export type { Action, Band, ContextEffect, Coverage, Tier, Verdict } from '../vocabulary/score-terms.ts';
 
 const listOf = (registry: Record<string, string>, name: string) =>
   `One of the ${name} registry (\`x-${name.replace(/ /g, '-')}\` at the document root): ${Object.keys(

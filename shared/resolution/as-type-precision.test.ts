@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
-import { buildRangeSet } from '../capabilities/range-set.ts';
+import { buildRangeSet } from './range-set.ts';
 import { gatherEvidence, type CapabilityData } from '../scoring/evidence.ts';
 import type { IpFacts } from './ip.ts';
 import type { IpNetworks } from './ip-networks.ts';

@@ -28,10 +28,10 @@
  * the rule over the installed AS table and bounds the unknown share of routed IPv4 space.
  */
 
-import { asnOverride } from './asn-overrides.ts';
+import { asnOverride, type KnownAsType } from './asn-overrides.ts';
 import { isOperatorName } from './mobile-operators.ts';
 
-export type AsType = 'hosting' | 'isp' | 'mobile' | 'business' | 'education' | 'government' | 'unknown';
+export type AsType = KnownAsType | 'unknown';
 
 export interface AsClass {
   type: AsType;

@@ -8,9 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AsType } from './as-type.ts';
 
-export type KnownAsType = Exclude<AsType, 'unknown'>;
+/** The network types an AS can be given; as-type.ts adds `unknown` for the ones no rule types. */
+export const KNOWN_AS_TYPES = ['hosting', 'isp', 'mobile', 'business', 'education', 'government'] as const;
+export type KnownAsType = (typeof KNOWN_AS_TYPES)[number];
 
 export interface AsnOverride {
   type: KnownAsType;
@@ -21,14 +22,7 @@ export const ASN_OVERRIDES_FILE = fileURLToPath(
   new URL('../../infra/feeds/asn-overrides.csv', import.meta.url),
 );
 
-const TYPES: ReadonlySet<string> = new Set<KnownAsType>([
-  'hosting',
-  'isp',
-  'mobile',
-  'business',
-  'education',
-  'government',
-]);
+const TYPES: ReadonlySet<string> = new Set(KNOWN_AS_TYPES);
 const LINE = /^(\d{1,10}),([a-z]+),(\S.*)$/;
 
 /** Parses the file's text; a malformed line, unknown type or repeated AS is an error, not skipped. */

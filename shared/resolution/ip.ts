@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { AddressKey } from '../capabilities/range-set.ts';
+import type { AddressKey } from './range-set.ts';
 import { classifyAsWithOperator, type AsType } from './as-type.ts';
 import { continentOf } from './continents.ts';
 import { countryAt, type IpNetworks } from './ip-networks.ts';

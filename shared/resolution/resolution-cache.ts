@@ -10,7 +10,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeSections, encodeSections, take, type Decoded, type Table } from '../capabilities/codec.ts';
+import { decodeSections, encodeSections, take, type Decoded, type Table } from './codec.ts';
 import type { CarrierPrefixes } from './carrier-prefixes.ts';
 import type { IpNetworks } from './ip-networks.ts';
 import { sha256Hex } from '../sha256.ts';

@@ -1,19 +1,12 @@
 import type { CapabilityFinding } from '../capabilities/definition.ts';
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
-import type { Context } from '../contract/request.ts';
-import type {
-  Action,
-  Band,
-  ComponentResult,
-  ContextEffect,
-  Coverage,
-  SubjectResolutionT,
-  Verdict,
-} from '../contract/response.ts';
+import type { RiskPosture, ScoringContext } from '../vocabulary/scoring-input.ts';
+import type { Action, Band, ContextEffect, Coverage, Verdict } from '../vocabulary/score-terms.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
 import type { Evidence } from './evidence.ts';
 import { percentileRank, type Calibration } from './percentile.ts';
 import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
+import type { ComponentResult, ResolvedSubject } from './result-types.ts';
 import { pointsOf, type BandFloors, type VersionDefinition } from './weights.ts';
 import { sha256Hex } from '../sha256.ts';
 
@@ -44,7 +37,7 @@ export interface Scored {
   primary_risk_factor?: { code: string; narrative: string };
   benign_exclusions: BenignExclusion[];
   context_applied?: ContextApplied;
-  subject: SubjectResolutionT;
+  subject: ResolvedSubject;
   /** Services the data name for the subject's network, by the component that read them (explain only). */
   services: NamedService[];
   /** Flags an operator correction set, by the component that reads them (explain only). */
@@ -132,8 +125,12 @@ export function evaluate(
 
 const BANDS_DESC = ['critical', 'high', 'medium', 'low'] as const;
 const BAND_ORDER: readonly Band[] = ['minimal', 'low', 'medium', 'high', 'critical'];
-const POSTURE_SIGN = { recall_weighted: -1, balanced: 0, precision_weighted: 1 } as const;
-export type RiskPosture = keyof typeof POSTURE_SIGN;
+const POSTURE_SIGN: Readonly<Record<RiskPosture, -1 | 0 | 1>> = {
+  recall_weighted: -1,
+  balanced: 0,
+  precision_weighted: 1,
+};
+export type { RiskPosture };
 
 /** Band of a score under the version's floors (before 2026.12.0: 20/40/60/80), shifted by posture. */
 export function bandFor(
@@ -295,7 +292,7 @@ function subjectCountries(evidence: Evidence): string[] {
  */
 export function contextEffect(
   evidence: Evidence,
-  context: Context,
+  context: ScoringContext,
 ): { effect: ContextEffect; reason: string; countries: string[] } {
   const geo = context.geography;
   const operating = new Set(geo.operating_countries ?? []);
@@ -336,7 +333,7 @@ const ANONYMISER_LISTS: readonly ComponentKey[] = COMPONENT_ORDER.filter(
 
 function benignExclusions(
   evidence: Evidence,
-  context: Context | undefined,
+  context: ScoringContext | undefined,
   components: readonly ComponentResult[],
 ): BenignExclusion[] {
   const out: BenignExclusion[] = [];
@@ -371,8 +368,8 @@ function benignExclusions(
   return out;
 }
 
-function resolution(evidence: Evidence): SubjectResolutionT {
-  const subject: SubjectResolutionT = {};
+function resolution(evidence: Evidence): ResolvedSubject {
+  const subject: ResolvedSubject = {};
   if (evidence.phone) {
     // `operator` arrives with the carrier data; copied when the resolver provides it.
     const p = evidence.phone as PhoneFacts & { operator?: string };
@@ -407,7 +404,7 @@ function resolution(evidence: Evidence): SubjectResolutionT {
 export interface ScoreInput {
   evidence: Evidence;
   version: ScoreVersion;
-  context?: Context;
+  context?: ScoringContext;
   contextId?: string;
   /** Capabilities that answered on reduced evidence (open breaker, timeout, stale snapshot). */
   degraded?: readonly string[];

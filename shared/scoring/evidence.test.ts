@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildRangeSet } from '../capabilities/range-set.ts';
+import { buildRangeSet } from '../resolution/range-set.ts';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
 import { loadResolutionData, type ResolutionData } from '../resolution/resolution-data.ts';
 import { gatherEvidence } from './evidence.ts';

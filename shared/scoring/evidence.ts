@@ -1,42 +1,15 @@
-import { ndcLevel, type NdcLevel, type NdcRisk } from '../capabilities/feeds/ndc-feed.ts';
-import type { Subject } from '../contract/request.ts';
+import { ndcLevel, type NdcRisk } from '../capabilities/feeds/ndc-feed.ts';
+import type { ScoringSubject } from '../vocabulary/scoring-input.ts';
 import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
 import type { IpNetworks } from '../resolution/ip-networks.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
 import { applyCorrections, type Corrections } from '../capabilities/corrections.ts';
+import type { CapabilityData, Evidence, Reputation } from '../capabilities/evidence.ts';
 import { addressKeyOf, resolveIp, type IpFacts } from '../resolution/ip.ts';
-import { resolvePhone, type PhoneFacts } from '../resolution/phone.ts';
+import { resolvePhone } from '../resolution/phone.ts';
 import type { ComponentKey } from './reason-codes.ts';
 
-/**
- * Reports in the reputation ledger as the caller sees them (feed and outcomes together;
- * `outcomeReports` of them are organisations whose votes count for the caller, `ownReport` whether
- * the caller's own is one), or `unavailable` when the live lookup could not answer.
- */
-export type Reputation = { reports: number; outcomeReports?: number; ownReport?: boolean } | 'unavailable';
-
-/** Evidence gathered for one subject before scoring; the engine itself does no I/O. */
-export interface Evidence {
-  phone?: PhoneFacts;
-  /** The level the numbering-range risk feed gives the number's range, if it lists it. */
-  ndcListed?: NdcLevel;
-  ip?: IpFacts;
-  /** Absent when the ledger was not consulted (the caller's tier does not include it). */
-  reputation?: Reputation;
-  /** Components whose data is missing altogether: verdict unavailable, no contribution. */
-  unavailable?: ReadonlySet<ComponentKey>;
-  /**
-   * Components whose data is older than its maximum data age: what it lists still counts, but a
-   * list that does not name the subject is no reassurance (no `clean` verdict from it). Keyed by
-   * plain strings: the findings that read it are what the component keys are derived from.
-   */
-  stale?: ReadonlySet<string>;
-  /** Each capability's data as this node decoded it, by component key: what its finding reads. */
-  data?: CapabilityData;
-}
-
-/** Decoded snapshot data by component key (absent: not loaded on this node). */
-export type CapabilityData = Readonly<Partial<Record<string, unknown>>>;
+export type { CapabilityData, Evidence, Reputation };
 
 /** The in-memory data evidence is gathered from; anything absent is not loaded on this node. */
 export interface EvidenceSources {
@@ -62,7 +35,7 @@ const NO_CARRIERS: CarrierPrefixes = {
 
 /** Everything the engine needs, from in-memory data and the ledger lookup's answer. */
 export function gatherEvidence(
-  subject: Subject,
+  subject: ScoringSubject,
   sources: EvidenceSources,
   reputation?: Reputation,
 ): Evidence {

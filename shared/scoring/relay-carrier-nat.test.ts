@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
-import { buildRangeSet } from '../capabilities/range-set.ts';
+import { buildRangeSet } from '../resolution/range-set.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import { gatherEvidence } from './evidence.ts';
 import { score, type ScoreVersion } from './engine.ts';

@@ -16,7 +16,7 @@ import { score, type RiskPosture } from './engine.ts';
 import { gatherEvidence, type EvidenceSources, type Reputation } from './evidence.ts';
 import type { ComponentKey } from './reason-codes.ts';
 import { replay, reproduces, type ReplaySignature } from './replay.ts';
-import { tierEvidence } from './shape.ts';
+import { tierEvidence } from './tier-evidence.ts';
 import { SCORE_VERSIONS } from './versions.ts';
 
 const POSTURES: (RiskPosture | undefined)[] = [

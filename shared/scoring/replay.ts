@@ -14,8 +14,8 @@
  */
 import type { CapabilityDefinitions } from '../capabilities/index.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
-import type { Context } from '../contract/request.ts';
-import type { Action, Band, ContextEffect, Verdict } from '../contract/response.ts';
+import type { ScoringContext } from '../vocabulary/scoring-input.ts';
+import type { Action, Band, ContextEffect, Verdict } from '../vocabulary/score-terms.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
 import { score, type RiskPosture, type ScoreVersion } from './engine.ts';
@@ -129,7 +129,7 @@ export function replayEvidence(sig: ReplaySignature): Evidence {
 }
 
 /** A context with the signature's posture and moment whose geography has the stored effect. */
-export function replayContext(sig: ReplaySignature): Context | undefined {
+export function replayContext(sig: ReplaySignature): ScoringContext | undefined {
   if (!sig.context) return undefined;
   const geography =
     sig.effect === 'band_elevated'
@@ -138,11 +138,10 @@ export function replayContext(sig: ReplaySignature): Context | undefined {
         ? { diaspora_corridors: [SUBJECT_COUNTRY] }
         : {};
   return {
-    sector: 'backtest',
     geography,
     collection_point: sig.moment ? { moment: sig.moment as never } : {},
     ...(sig.posture ? { risk_posture: sig.posture } : {}),
-  } as Context;
+  } as ScoringContext;
 }
 
 /** The score the API gives the signature's subject under `version`: engine.ts `score`, unchanged. */

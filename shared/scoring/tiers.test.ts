@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entitlementErrors, includedIn, lowestTierWith, suppressedFor, TIER_INCLUSION } from './tiers.ts';
+import { includedIn, lowestTierWith, suppressedFor, TIER_INCLUSION } from './tiers.ts';
 
 describe('tiers', () => {
   it('each tier includes everything of the tier below', () => {
@@ -26,28 +26,11 @@ describe('tiers', () => {
     for (const s of verify) expect(lowestTierWith(s.component)).toBe(s.available_in);
   });
 
-  it('refuses shadow_version below bureau, naming the option', () => {
-    const req = {
-      subject: { ip_address: '1.1.1.1' },
-      options: { explain: true, shadow_version: '2026.08.0' },
-    };
-    expect(entitlementErrors(req, 'assess')).toEqual([
-      expect.objectContaining({ code: 'E_ENTITLEMENT_REQUIRED', field: 'options.shadow_version' }),
-    ]);
-    expect(entitlementErrors(req, 'bureau')).toEqual([]);
-    expect(entitlementErrors({ subject: { ip_address: '1.1.1.1' } }, 'verify')).toEqual([]);
-  });
-
   it('an organisation entitlement adds an item of a higher tier and takes it out of suppressed', () => {
     expect(includedIn('assess', ['reputation_ledger']).has('reputation_ledger')).toBe(true);
     expect(suppressedFor('assess', ['reputation_ledger']).map((s) => s.component)).toEqual([
       'cluster_id',
       'shadow',
     ]);
-    const req = {
-      subject: { ip_address: '1.1.1.1' },
-      options: { explain: true, shadow_version: '2026.08.0' },
-    };
-    expect(entitlementErrors(req, 'assess', ['shadow'])).toEqual([]);
   });
 });

@@ -1,7 +1,5 @@
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
-import type { ErrorItem } from '../contract/errors.ts';
-import type { ScoreRequest } from '../contract/request.ts';
-import type { Tier } from '../contract/response.ts';
+import type { Tier } from '../vocabulary/score-terms.ts';
 
 /** The components of the capabilities whose lowest tier is `tier`, in registry order. */
 const componentsOf = (tier: Tier) => CAPABILITY_DEFINITIONS.filter((c) => c.tier === tier).map((c) => c.key);
@@ -21,11 +19,6 @@ export const TIER_INCLUSION: Record<Tier, readonly string[]> = {
     'context_applied',
   ],
   bureau: [...componentsOf('bureau'), 'cluster_id', 'shadow'],
-};
-
-/** Request options that ask for an included item; sending one the tier lacks is a 403. */
-export const OPTION_ENTITLEMENTS: Record<string, { item: string; present: (r: ScoreRequest) => boolean }> = {
-  'options.shadow_version': { item: 'shadow', present: (r) => r.options?.shadow_version !== undefined },
 };
 
 export const TIER_ORDER: readonly Tier[] = ['verify', 'assess', 'bureau'];
@@ -69,25 +62,6 @@ export function suppressedFor(
     for (const item of TIER_INCLUSION[t]) {
       if (!entitlements.includes(item)) out.push({ component: item, available_in: t });
     }
-  }
-  return out;
-}
-
-/** One E_ENTITLEMENT_REQUIRED item per requested option the tier lacks; `field` names the option. */
-export function entitlementErrors(
-  request: ScoreRequest,
-  tier: Tier,
-  entitlements: readonly string[] = [],
-): ErrorItem[] {
-  const has = includedIn(tier, entitlements);
-  const out: ErrorItem[] = [];
-  for (const [field, rule] of Object.entries(OPTION_ENTITLEMENTS)) {
-    if (!rule.present(request) || has.has(rule.item)) continue;
-    out.push({
-      code: 'E_ENTITLEMENT_REQUIRED',
-      message: `${field} needs the ${lowestTierWith(rule.item)} tier; this key's tier is ${tier}`,
-      field,
-    });
   }
   return out;
 }

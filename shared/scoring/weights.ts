@@ -1,4 +1,4 @@
-import type { Band, Verdict } from '../contract/response.ts';
+import type { Band, Verdict } from '../vocabulary/score-terms.ts';
 import type { ReasonCode } from './reason-codes.ts';
 
 /**
@@ -16,7 +16,8 @@ export interface VersionDefinition {
   /**
    * Raw-risk points of the codes this version names; a code it does not name scores 0 in it, so a
    * reason code added later never edits a released version (nor its hash, which covers the map as
-   * written). REPUTATION_REPORTED is per report, capped at REPUTATION_CAP reports.
+   * written). REPUTATION_REPORTED is per report, capped at the ledger's REPUTATION_CAP
+   * reports (capabilities/reputation-ledger).
    */
   points: Partial<Record<ReasonCode, number>>;
   /**
@@ -44,8 +45,6 @@ export interface VersionDefinition {
 }
 
 export type BandFloors = { low: number; medium: number; high: number; critical: number };
-
-export const REPUTATION_CAP = 3;
 
 /** The points of `code` under a version's map: 0 when the version does not name it. */
 export function pointsOf(points: VersionDefinition['points'], code: ReasonCode): number {

@@ -5,8 +5,13 @@ import type { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 export const scoreIdAt = (ms: number, n: number) =>
   `sc_${ms.toString(16).padStart(12, '0')}7${n.toString(16).padStart(19, '0')}`;
 
-/** An audit record of `orgId` as the sink decodes it from Kafka. */
-export function auditRecord(orgId: string, scoreId: string, scoredAtMs: number): AuditRecordEnvelope {
+/** An audit record of `orgId` as the sink decodes it from Kafka; `extra` adds or replaces members. */
+export function auditRecord(
+  orgId: string,
+  scoreId: string,
+  scoredAtMs: number,
+  extra: Record<string, unknown> = {},
+): AuditRecordEnvelope {
   const d = decode({
     key: null,
     value: Buffer.from(
@@ -30,6 +35,7 @@ export function auditRecord(orgId: string, scoreId: string, scoredAtMs: number):
           degraded_sources: [],
         },
         evidence: { components: [], primary_risk_factor: { code: 'CLI_IMPOSSIBLE' } },
+        ...extra,
       }),
     ),
     offset: '0',

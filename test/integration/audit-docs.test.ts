@@ -3,7 +3,14 @@ import { promisify } from 'node:util';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../infra/clickhouse/migrate.ts';
-import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
+import {
+  DOC_ANSWERED,
+  DOC_DISTINCT_SCORES,
+  DOC_ORG,
+  docsQueries,
+  docsSeedRows,
+} from '../../infra/harness/docs-seed.ts';
+import { SUPERSEDED_SELECT } from '../../shared/clickhouse/answered.ts';
 import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
 
 const run = promisify(execFile);
@@ -38,7 +45,7 @@ describe('docs/data.md queries', () => {
     }
   });
 
-  it('counts a re-delivered record once in every per-organisation daily summary', async () => {
+  it('counts a re-delivered record and a retried request once in every per-organisation daily summary', async () => {
     const summaries = docsQueries().filter(
       (q) => q.includes(`org_id = '${DOC_ORG}'`) && /\bscores\b,?\s/.test(q),
     );
@@ -47,12 +54,23 @@ describe('docs/data.md queries', () => {
     // Summaries of a subset (risk factors, degraded sources, scores with a challenger) count less.
     for (const q of daily.filter(
       (q) =>
-        !q.includes('arrayJoin') &&
+        !q.includes('arrayJoin(degraded_sources)') &&
         !q.includes("primary_risk_factor != ''") &&
         !q.includes("challenger_version != ''"),
     )) {
       const rs = await ch.query({ query: `SELECT sum(scores) AS n FROM (${q})`, format: 'JSONEachRow' });
-      expect(Number((await rs.json<{ n: string }>())[0]!.n), q).toBe(DOC_DISTINCT_SCORES);
+      expect(Number((await rs.json<{ n: string }>())[0]!.n), q).toBe(DOC_ANSWERED);
+    }
+  });
+
+  it('applies the rule of "One row per answer" wherever it counts scores', () => {
+    // Every read of `scores FINAL` but the lookup of one score by its id.
+    const counting = docsQueries().filter((q) => /FROM scores FINAL/.test(q) && !/score_id = 'sc_/.test(q));
+    expect(counting.length).toBeGreaterThanOrEqual(12);
+    for (const q of counting) {
+      expect(q, q).toContain(`AND score_id GLOBAL NOT IN (\n`);
+      expect(q, q).toContain(SUPERSEDED_SELECT);
+      expect(q, q).toMatch(/AND request_digest != ''\s+GROUP BY org_id, request_digest\)/);
     }
   });
 

@@ -149,6 +149,11 @@ describe.each(SERVERS)('band performance and PSI queries of docs/data.md on %s',
     // A re-delivered score (FINAL must collapse it), and another organisation's scores and outcomes.
     rows.push(rows[3]!);
     rows.push({ ...rows[4]!, score_id: `sc_${hex(9_999)}`, org_id: OTHER });
+    // A request scored twice (docs/data.md "One row per answer"): its first node died before
+    // answering (the lesser id, made first) and its retry was scored again; it counts once.
+    const retried = { ...rows[10]!, request_digest: 'e3'.repeat(32) };
+    rows[10] = retried;
+    rows.push({ ...retried, score_id: `sc_${hex(0)}`, score: 99, band: 'critical' });
     await ch.insert({ table: `${DB}.scores`, values: rows, format: 'JSONEachRow' });
 
     let id = 0;

@@ -6,7 +6,7 @@ import { LedgerTrust } from '../../services/audit-sink/ledger-trust.ts';
 import type { ScoresProgress } from '../../services/audit-sink/scores-progress.ts';
 import { decode, scoredSubjectRows, toRow } from '../../services/audit-sink/sink.ts';
 import { ledgerVotesKey, LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
-import { withdrawOutcome } from '../../shared/capabilities/ledger-withdrawal.ts';
+import { withdrawOutcome } from '../../services/admin/ledger-withdrawal.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { redis } from '../../infra/harness/fixtures.ts';
 import { toOutcomeRow } from '../../shared/outcomes/record.ts';
@@ -29,7 +29,15 @@ import {
 } from '../../shared/backtest/store.ts';
 import { Chdb } from '../helpers/chdb.ts';
 import { rowSchemaColumns } from '../helpers/row-columns.ts';
-import { DOC_DISTINCT_SCORES, DOC_ORG, docsQueries, docsSeedRows } from '../../infra/harness/docs-seed.ts';
+import {
+  DOC_ANSWERED,
+  DOC_DISTINCT_SCORES,
+  DOC_ORG,
+  docsQueries,
+  docsSeedRows,
+} from '../../infra/harness/docs-seed.ts';
+import { requestDigest } from '../../shared/audit/request-digest.ts';
+import { answeredOnly } from '../../shared/clickhouse/answered.ts';
 
 /**
  * Production runs a current ClickHouse; the dev machines' server is 18.16. This runs the schema
@@ -51,7 +59,7 @@ const COVERED: Record<string, string> = {
   'shared/scoring/calibration/history.ts': 'reads the scored population as npm run calibrate does',
   'services/audit-sink/ledger-trust.ts':
     "decides a report's trust from the scored subjects as the ledger learner does",
-  'shared/capabilities/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
+  'services/admin/ledger-withdrawal.ts': "withdraws an outcome as the operator's CLI does",
   'shared/backtest/signatures.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'shared/backtest/store.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'services/portal/subject-reveal.ts': "reveals the shown rows' subjects as the portal's Activity page does",
@@ -131,14 +139,15 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
     expect(applied).toEqual(all.map((m) => `[migrate] applied ${m.name}`));
     // Recorded once each: a second run applies nothing.
     expect(await migrate(ch, DB, () => undefined)).toBe(0);
-    // 006 dropped the daily views that aggregated the whole table before filtering.
+    // 006 dropped the daily views that aggregated the whole table before filtering; 009 made the
+    // rule of "One row per answer" over the whole table one.
     const views = await ch
       .query({
         query: `SELECT name FROM system.tables WHERE database = '${DB}' AND engine = 'View'`,
         format: 'JSONEachRow',
       })
       .then((r) => r.json());
-    expect(views).toEqual([]);
+    expect(views).toEqual([{ name: 'scores_answered' }]);
     // A current server gets the TTL that 18.16 cannot have.
     const [create] = await ch
       .query({ query: `SHOW CREATE TABLE ${DB}.scores`, format: 'JSONEachRow' })
@@ -256,6 +265,48 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       has_ip: 1,
     });
     expect(Number(rows[0]!.scored_at_ms)).toBe(ms);
+  });
+
+  it('counts one row per answer: a retried request once, keyless scores each, other orgs apart', async () => {
+    const org = 'org_onerowcurrent01';
+    const other = 'org_onerowcurrent02';
+    // Yesterday noon: every score of the request in one UTC day, whenever the test runs.
+    const ms = Date.parse(`${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}T12:00:00Z`);
+    const as = (orgId: string, id: string, at: number, key?: string) => ({
+      ...record(id, at),
+      org_id: orgId,
+      ...(key !== undefined && { request_digest: requestDigest(orgId, key) }),
+    });
+    // The first node died before answering; the retry with the key, 31 s later, was scored again.
+    const cutOff = as(org, scoreIdAt(ms, 'a1'), ms, 'k-1');
+    const answered = as(org, scoreIdAt(ms + 31_000, 'a2'), ms + 31_000, 'k-1');
+    const keyless = [
+      as(org, scoreIdAt(ms + 40_000, 'a3'), ms + 40_000),
+      as(org, scoreIdAt(ms + 41_000, 'a4'), ms + 41_000),
+    ];
+    const elsewhere = as(other, scoreIdAt(ms + 50_000, 'a5'), ms + 50_000, 'k-1');
+    const all = [cutOff, answered, ...keyless, elsewhere];
+    await ch.insert({ table: `${DB}.scores`, values: rowsOf([...all, cutOff]), format: 'JSONEachRow' });
+    const ids = (query: string) =>
+      ch
+        .query({ query, format: 'JSONEachRow' })
+        .then((r) => r.json<{ score_id: string }>())
+        .then((rows) => rows.map((r) => r.score_id).sort());
+    const expected = [answered, ...keyless].map((r) => r.score_id).sort();
+    expect(await ids(`SELECT score_id FROM ${DB}.scores_answered WHERE org_id = '${org}'`)).toEqual(expected);
+    expect(await ids(`SELECT score_id FROM ${DB}.scores_answered WHERE org_id = '${other}'`)).toEqual([
+      elsewhere.score_id,
+    ]);
+    const filter = `org_id = '${org}' AND scored_at >= toDateTime(${Math.floor(ms / 1000) - 60})`;
+    expect(
+      await ids(
+        `SELECT score_id FROM ${DB}.scores FINAL WHERE ${filter} ${answeredOnly(`${DB}.scores`, filter)}`,
+      ),
+    ).toEqual(expected);
+    expect(await ids(`SELECT score_id FROM ${DB}.scores FINAL WHERE ${filter}`)).toHaveLength(4);
+    const day = new Date(ms).toISOString().slice(0, 10);
+    const counted = (await readDay(ch, DB, day, org)).reduce((n, g) => n + g.scores, 0);
+    expect(counted).toBe(3);
   });
 
   it("decides a report's trust from the scored subjects as the ledger learner does", async () => {
@@ -562,6 +613,13 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       })
       .then((r) => r.json<{ n: string | number }>());
     expect(Number(day!.n)).toBe(DOC_DISTINCT_SCORES);
+    const [answered] = await ch
+      .query({
+        query: `SELECT count() AS n FROM scores_answered WHERE org_id = '${DOC_ORG}'`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<{ n: string | number }>());
+    expect(Number(answered!.n)).toBe(DOC_ANSWERED);
   });
 
   it('covers every source file that sends SQL to ClickHouse', () => {

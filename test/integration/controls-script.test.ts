@@ -356,6 +356,42 @@ describe('controls waiting for replicas (REDIS_WAIT_REPLICAS)', () => {
     expect(unreplicated).toBe(2);
   });
 
+  it('settles an unconfirmed idempotent admission later: billed once whether a failover lost it or not', async () => {
+    const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
+    const p: Principal = { org: (await store.getOrg(orgId))!, keyId };
+    const dir = mkdtempSync(join(tmpdir(), 'frs-credits-'));
+    const journal = new CreditJournal(dir);
+    await journal.open();
+    const primary = new Controls({ redis, log, nodeCount: 1, journal, waitReplicas: 1, waitTimeoutMs: 20 });
+    const lost = await primary.admit(p, 'wait-lost', BODY);
+    const kept = await primary.admit(p, 'wait-kept', BODY);
+    expect((await primary.admit(p, undefined, BODY)).kind).toBe('admitted');
+    if (lost.kind !== 'admitted' || kept.kind !== 'admitted') throw new Error('expected admissions');
+    await kept.commit(JSON.stringify({ score_id: `sc_${'ef'.repeat(16)}` }));
+    // Both idempotent ones are owed until a replica holds a settlement; the plain one cannot be.
+    expect(primary.unsettledCredits).toBe(2);
+    await primary.reconcile();
+    expect(primary.unsettledCredits).toBe(2);
+    expect((await store.creditsUsed(orgId)).used).toBe(3);
+    // The primary dies before replicating one of them: the promoted replica never saw its entry,
+    // its credit, nor the settlements tried since (their markers). The node dies too; started
+    // again, it settles what its journal owes.
+    const credits = creditsKey(orgId, creditPeriod(Date.now()));
+    await redis.del(
+      idempotencyKey(orgId, sha256('wait-lost')),
+      ...(await redis.keys(`${credits}:settled:*`)),
+    );
+    await redis.decr(credits);
+    await journal.close();
+    const again = new CreditJournal(dir);
+    const node = new Controls({ redis, log, nodeCount: 1, journal: again });
+    await node.recover(await again.open());
+    expect(node.unsettledCredits).toBe(0);
+    expect((await store.creditsUsed(orgId)).used).toBe(3);
+    await again.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('sends no WAIT with REDIS_WAIT_REPLICAS 0 (one server)', async () => {
     const { orgId, keyId } = await orgWithKey('assess', { rateRps: 1000, credits: 100 });
     const p: Principal = { org: (await store.getOrg(orgId))!, keyId };
@@ -421,7 +457,15 @@ describe('settle.lua', () => {
     // It did not (no entry, or another request's): billed now, and once however often sent.
     expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
     expect(await settle(idempotencyKey(orgId, sha256('lost')), 't-lost')).toBe(11);
-    expect(await settle(ran, 't-other')).toBe(12);
+    // Another attempt of the same key and body (its first node died, the caller sent it again)
+    // answered locally: the same request, billed by the script that ran.
+    expect(await settle(ran, 't-other')).toBe(11);
+    expect(await settle(ran, 't-ran-other-body', 'z')).toBe(12);
+    // The script ran late, after the node had answered locally, and the answer was kept:
+    // store-response.lua dropped `token` and `bt`, the entry still holds the key and body.
+    const storedLate = idempotencyKey(orgId, sha256('stored-late'));
+    await redis.hset(storedLate, 'fp', 'x', 'state', 'done', 'sid', 's', 'body', 'b');
+    expect(await settle(storedLate, 't-late')).toBe(12);
     // A retry took the claim over (a new owner token), or stored its answer: the entry still names
     // the request that billed it, which is not billed again.
     const takenOver = idempotencyKey(orgId, sha256('taken-over'));

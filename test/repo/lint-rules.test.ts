@@ -97,6 +97,34 @@ describe('npm run lint, import boundaries', () => {
     ]);
   });
 
+  it('fails when a layer of shared/ imports a layer above it', async () => {
+    const climbs: [string, string][] = [
+      ['shared/vocabulary/score-terms.ts', '../ids.ts'],
+      ['shared/config.ts', './capabilities/registry.ts'],
+      ['shared/clients/redis.ts', '../metrics-access.ts'],
+      ['shared/resolution/ip.ts', '../capabilities/registry.ts'],
+      ['shared/capabilities/definition.ts', '../scoring/evidence.ts'],
+      ['shared/capabilities/ip-tor-exit/finding.ts', '../../scoring/engine.ts'],
+      ['shared/scoring/engine.ts', '../contract/response.ts'],
+      ['shared/scoring/calibration/build.ts', '../../contract/request.ts'],
+      ['shared/contract/response.ts', '../audit/record.ts'],
+    ];
+    for (const [file, target] of climbs) {
+      expect(await rulesFired(file, `import '${target}';\n`), `${file} -> ${target}`).toEqual([restricted]);
+    }
+  });
+
+  it('passes an import into the same layer or one below, and any import of a test beside the code', async () => {
+    const down =
+      "import '../capabilities/index.ts';\nimport '../resolution/ip.ts';\nimport '../clients/redis.ts';\n" +
+      "import '../vocabulary/score-terms.ts';\nimport './weights.ts';\n";
+    expect(await rulesFired('shared/scoring/engine.ts', down)).toEqual([]);
+    expect(await rulesFired('shared/audit/record.ts', "import '../contract/response.ts';\n")).toEqual([]);
+    expect(await rulesFired('shared/resolution/phone.test.ts', "import '../scoring/engine.ts';\n")).toEqual(
+      [],
+    );
+  });
+
   it('passes what the boundaries allow: a service into its own folders and shared/, a test anywhere', async () => {
     const ok = "import '../../shared/portal/config.ts';\nimport '../views/layout.ts';\n";
     expect(await rulesFired('services/portal/routes/keys.ts', ok)).toEqual([]);

@@ -285,9 +285,19 @@ export class Controls implements AdmissionControl {
 
   /** The script's outcome as the route's next step, or the refusal it throws. */
   private async answer(req: AdmissionRequest, [outcome, n, used, stored]: AdmitReply): Promise<Admission> {
-    const { org, billed, credits, idemKey, token } = req;
+    const { org, billed, credits, idemKey, token, fp } = req;
     this.local.observe(credits, used);
-    if (outcome === 'admitted' || outcome === 'admitted_unretained') await this.confirmReplicated(credits);
+    // An idempotent admission the replica may not hold is settled later like a local one: if the
+    // primary dies before replicating it, settle.lua finds no entry and bills it then; if the
+    // write survived, the entry says it is billed. A failover then neither loses nor doubles it.
+    let settleLater = false;
+    if (outcome === 'admitted' || outcome === 'admitted_unretained') {
+      const replicated = await this.confirmReplicated(credits);
+      if (!replicated && outcome === 'admitted' && billed && idemKey) {
+        settleLater = true;
+        await this.owe(token, { key: credits, idemKey, fp });
+      }
+    }
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(org.rate_rps),
       'X-RateLimit-Remaining': String(Math.max(0, org.rate_rps - n)),
@@ -299,7 +309,11 @@ export class Controls implements AdmissionControl {
           kind: 'admitted',
           headers,
           commit: (responseBody) => this.commit(idemKey, token, responseBody),
-          release: () => this.release(billed ? credits : null, idemKey, token),
+          release: async () => {
+            // Refunded in Redis with its entry: nothing left to settle.
+            if (settleLater && this.uncertain.delete(token)) await this.record({ t: 'r', id: token });
+            await this.release(billed ? credits : null, idemKey, token);
+          },
         };
       case 'admitted_unretained':
         return {
@@ -364,11 +378,11 @@ export class Controls implements AdmissionControl {
           creditsTtlSeconds(now),
           RECONCILE_MARKER_TTL_S,
         );
+        await this.mustBeReplicated(key);
         this.batches.delete(id);
         void this.record({ t: 'd', id });
         this.local.settled(key, n);
         this.local.observe(key, Number(used));
-        await this.confirmReplicated(key);
       } catch (err) {
         failed++;
         firstErr ??= err;
@@ -386,10 +400,10 @@ export class Controls implements AdmissionControl {
           fp,
           IDEMPOTENCY_TTL_S,
         );
+        await this.mustBeReplicated(key);
         this.uncertain.delete(token);
         void this.record({ t: 'd', id: token });
         this.local.observe(key, Number(used));
-        await this.confirmReplicated(key);
       } catch (err) {
         failed++;
         firstErr ??= err;
@@ -437,6 +451,13 @@ export class Controls implements AdmissionControl {
     if (n > 0) this.log.warn({ parts: n }, 'settling credits an earlier run of this node billed locally');
     if (this.redis.status === 'ready') await this.reconcile();
     else this.scheduleReconcileRetry();
+  }
+
+  /** An idempotent request whose billing settle.lua decides later: on disk before its 200 leaves. */
+  private async owe(token: string, u: Unsettled): Promise<void> {
+    this.uncertain.set(token, u);
+    await this.record({ t: 'u', id: token, k: u.key, i: u.idemKey, f: u.fp });
+    this.scheduleReconcileRetry();
   }
 
   /** Appends to the journal; a failing disk is logged, never turned into a refused request. */
@@ -543,33 +564,17 @@ export class Controls implements AdmissionControl {
    * Redis replicates asynchronously: a write the primary acknowledged and had not yet sent to its
    * replica is lost if the primary dies and the replica takes over (a credit billed, then gone).
    * With `waitReplicas` > 0 an admission is answered once that many replicas hold its writes:
-   * `WAIT` on the connection that ran the script. A pipeline routed by one of the organisation's
-   * keys reaches that node's connection on a cluster (WAIT has no key of its own); the GET only
-   * routes it. Not confirmed in time (no replica connected, a slow one, the primary dying): the
-   * request is still answered (the credit stays counted on the primary, and another service being
-   * down never turns a score into a 5xx), counted by `onUnreplicated`, logged once per episode.
-   * Never throws.
+   * `WAIT` on the connection that ran the script. Not confirmed in time (no replica connected, a
+   * slow one, the primary dying): the request is still answered (another service being down never
+   * turns a score into a 5xx), counted by `onUnreplicated`, logged once per episode; an idempotent
+   * one is then settled later (`owe`). Never throws.
    */
-  private async confirmReplicated(slotKey: string): Promise<void> {
-    if (this.waitReplicas <= 0) return;
-    let acked = 0;
-    let error: unknown;
-    try {
-      const replies = await this.redis
-        .pipeline()
-        .get(slotKey)
-        .wait(this.waitReplicas, this.waitTimeoutMs)
-        .exec();
-      const [err, n] = replies?.[1] ?? [new Error('WAIT not answered'), 0];
-      if (err) throw err;
-      acked = Number(n);
-    } catch (err) {
-      error = err;
-    }
+  private async confirmReplicated(slotKey: string): Promise<boolean> {
+    const { acked, error } = await this.waitForReplicas(slotKey);
     if (acked >= this.waitReplicas) {
       if (this.unreplicated) this.log.info('redis writes replicated again before admissions are answered');
       this.unreplicated = false;
-      return;
+      return true;
     }
     this.onUnreplicated();
     if (!this.unreplicated)
@@ -578,6 +583,37 @@ export class Controls implements AdmissionControl {
         'redis replicas did not confirm an admission in time; answering it anyway',
       );
     this.unreplicated = true;
+    return false;
+  }
+
+  /**
+   * A settlement is done only once a replica holds it. Its marker, credit and entry share the
+   * organisation's slot, so a failover loses all of them or none: sent again after one, it finds
+   * no marker and settles anew; without one the marker makes the resend a read.
+   */
+  private async mustBeReplicated(slotKey: string): Promise<void> {
+    const { acked, error } = await this.waitForReplicas(slotKey);
+    if (acked < this.waitReplicas) throw error ?? new Error('settlement not confirmed by a replica yet');
+  }
+
+  /**
+   * `WAIT` on the connection that wrote: a pipeline routed by one of the organisation's keys
+   * reaches that node's connection on a cluster (WAIT has no key of its own); the GET only routes it.
+   */
+  private async waitForReplicas(slotKey: string): Promise<{ acked: number; error?: unknown }> {
+    if (this.waitReplicas <= 0) return { acked: 0 };
+    try {
+      const replies = await this.redis
+        .pipeline()
+        .get(slotKey)
+        .wait(this.waitReplicas, this.waitTimeoutMs)
+        .exec();
+      const [err, n] = replies?.[1] ?? [new Error('WAIT not answered'), 0];
+      if (err) return { acked: 0, error: err };
+      return { acked: Number(n) };
+    } catch (error) {
+      return { acked: 0, error };
+    }
   }
 
   /** While degraded, one request per RETRY_REDIS_AFTER_MS probes Redis; the others stay local. */

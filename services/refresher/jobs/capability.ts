@@ -1,4 +1,4 @@
-import { refreshCapability, type RefreshDeps } from '../../../shared/capabilities/refresh.ts';
+import { refreshCapability, type RefreshDeps } from '../refresh-capability.ts';
 import type { Capability } from '../../../shared/capabilities/model.ts';
 import type { RefresherJob } from './job.ts';
 

@@ -10,7 +10,7 @@
  * refused whole, naming the line, when one is not, when a range is wider than the feed allows or
  * when the file is larger or longer than it may be: a garbled file never becomes a snapshot.
  */
-import type { RangeEntry } from '../range-set.ts';
+import type { RangeEntry } from '../../resolution/range-set.ts';
 import { FeedError, feedLines } from './feed-error.ts';
 import type { FeedLimits } from './importers/imported-feed.ts';
 import { parseStrictRange } from './strict-address.ts';

@@ -7,7 +7,13 @@ import { asnFilesOf, asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { IP_PRIVACY_RELAY } from '../ip-not-anonymised.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { dataPackages } from '../../resolution/data-packages.ts';
-import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import {
+  buildRangeSet,
+  rangeAt,
+  rangeSetArrays,
+  rangeSetFrom,
+  type RangeSet,
+} from '../../resolution/range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 
 /** The kind of network an address sits on: origin AS, registry country and hosting ranges. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { IpFacts } from '../../resolution/ip.ts';
 import type { Evidence } from '../../scoring/evidence.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet } from '../range-set.ts';
+import { buildRangeSet } from '../../resolution/range-set.ts';
 import { torExitFinding } from './finding.ts';
 
 // A fixture list (documentation addresses): three exits in 192.0.2.0/24 make it operator space.

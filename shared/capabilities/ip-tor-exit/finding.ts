@@ -5,11 +5,11 @@
  */
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { addressKeyOf } from '../../resolution/ip.ts';
-import type { Evidence } from '../../scoring/evidence.ts';
+import type { Evidence } from '../evidence.ts';
 import { correctedAway } from '../corrections.ts';
 import type { CapabilityFinding } from '../definition.ts';
 import { unlistedFinding } from '../ip-not-anonymised.ts';
-import type { RangeSet } from '../range-set.ts';
+import type { RangeSet } from '../../resolution/range-set.ts';
 import { currentOperatorSpace, inOperatorSpace } from './operator-space.ts';
 
 export const TOR_EXIT_CODES = {

@@ -4,7 +4,7 @@ import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { addressKeyOf, resolveIp } from '../../resolution/ip.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, kindAt } from '../range-set.ts';
+import { buildRangeSet, kindAt } from '../../resolution/range-set.ts';
 import { inOperatorSpace, operatorSpaceOf, OPERATOR_SPACE_RULE } from './operator-space.ts';
 
 /** A small fixture list (documentation addresses, not real exits): only the counts matter. */

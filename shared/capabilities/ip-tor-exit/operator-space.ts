@@ -14,7 +14,7 @@
  */
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { findV4 } from '../../resolution/ip-ranges.ts';
-import type { AddressKey, RangeSet } from '../range-set.ts';
+import type { AddressKey, RangeSet } from '../../resolution/range-set.ts';
 
 export const OPERATOR_SPACE_RULE = {
   /** Listed exits in one IPv4 /24 or IPv6 /48 that make it an exit operator's block. */

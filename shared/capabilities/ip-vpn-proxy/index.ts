@@ -3,7 +3,13 @@ import { defineCapability, DAY, HOUR } from '../definition.ts';
 import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, rangeAt, rangeSetArrays, rangeSetFrom, type RangeSet } from '../range-set.ts';
+import {
+  buildRangeSet,
+  rangeAt,
+  rangeSetArrays,
+  rangeSetFrom,
+  type RangeSet,
+} from '../../resolution/range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 import {
   IP_ANONYMISER_LIST_STALE,

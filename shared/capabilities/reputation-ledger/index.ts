@@ -1,5 +1,7 @@
-import { REPUTATION_CAP } from '../../scoring/weights.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
+
+/** A subject's reports count up to this many; more say nothing the third did not. */
+export const REPUTATION_CAP = 3;
 
 /** Fraud reports about the subject: the live ledger, looked up per request behind a breaker. */
 export const reputationLedger = defineCapability({

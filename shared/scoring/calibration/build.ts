@@ -16,9 +16,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Band, Verdict } from '../../contract/response.ts';
+import type { Band, Verdict } from '../../vocabulary/score-terms.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
-import { buildRangeSet } from '../../capabilities/range-set.ts';
+import { buildRangeSet } from '../../resolution/range-set.ts';
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
 import type { IpNetworks } from '../../resolution/ip-networks.ts';

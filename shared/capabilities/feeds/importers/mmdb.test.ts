@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config.ts';
 import { gatherEvidence } from '../../../scoring/evidence.ts';
-import { kindAt } from '../../range-set.ts';
+import { kindAt } from '../../../resolution/range-set.ts';
 import type { FeedName } from '../../registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from '../../snapshots.ts';
 import type { FeedFiles } from '../../snapshot-format.ts';

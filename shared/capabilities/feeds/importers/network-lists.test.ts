@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VPN_PROXY_KINDS } from '../../ip-vpn-proxy/index.ts';
-import { buildRangeSet, rangeAt } from '../../range-set.ts';
+import { buildRangeSet, rangeAt } from '../../../resolution/range-set.ts';
 import { parseRangeFeed } from '../range-feed.ts';
 import { recognise } from './formats.ts';
 import { importAsnList, importVpnServerList, parseAsnList, rangeToCidrs } from './network-lists.ts';

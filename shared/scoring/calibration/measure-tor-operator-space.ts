@@ -1,7 +1,8 @@
 /**
- * `node shared/capabilities/ip-tor-exit/measure-operator-space.ts [--held-out <exit list>]`: how
- * the Tor-operator space rule (operator-space.ts) does on the shipped exit list, the figures in
- * docs/capabilities.md ("Tor-operator space").
+ * `node shared/scoring/calibration/measure-tor-operator-space.ts [--held-out <exit list>]`: how
+ * the Tor-operator space rule (capabilities/ip-tor-exit/operator-space.ts) does on the shipped
+ * exit list, the figures in docs/capabilities.md ("Tor-operator space"). It scores, so it sits
+ * in the scoring layer beside calibration, above the capability whose rule it measures.
  *
  * - The space: its /24s, its ASes and how many addresses they cover.
  * - Leave one out: each listed exit in a /24 with another listed exit, taken off the list; is it
@@ -15,13 +16,17 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { addressKeyOf, resolveIp } from '../../resolution/ip.ts';
-import { calibrationSources } from '../../scoring/calibration/build.ts';
-import { score } from '../../scoring/engine.ts';
-import { gatherEvidence } from '../../scoring/evidence.ts';
-import { DEFAULT_VERSION, SCORE_VERSIONS } from '../../scoring/versions.ts';
-import { parseRangeFeed } from '../feeds/range-feed.ts';
-import { buildRangeSet, kindAt } from '../range-set.ts';
-import { inOperatorSpace, operatorSpaceOf, OPERATOR_SPACE_RULE } from './operator-space.ts';
+import { calibrationSources } from './build.ts';
+import { score } from '../engine.ts';
+import { gatherEvidence } from '../evidence.ts';
+import { DEFAULT_VERSION, SCORE_VERSIONS } from '../versions.ts';
+import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
+import { buildRangeSet, kindAt } from '../../resolution/range-set.ts';
+import {
+  inOperatorSpace,
+  operatorSpaceOf,
+  OPERATOR_SPACE_RULE,
+} from '../../capabilities/ip-tor-exit/operator-space.ts';
 
 const SHIPPED = new URL('../../../infra/feeds/tor-exits.txt', import.meta.url);
 

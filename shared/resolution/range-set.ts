@@ -5,15 +5,8 @@
  * a feed's CIDRs and single addresses; where ranges nest, the more specific one wins
  * (flatten-ranges.ts).
  */
-import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from '../resolution/flatten-ranges.ts';
-import {
-  findV4,
-  findV6,
-  toV4Bounds,
-  toV6Bounds,
-  type V4Bounds,
-  type V6Bounds,
-} from '../resolution/ip-ranges.ts';
+import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from './flatten-ranges.ts';
+import { findV4, findV6, toV4Bounds, toV6Bounds, type V4Bounds, type V6Bounds } from './ip-ranges.ts';
 import type { Table } from './codec.ts';
 import { take, type Decoded } from './codec.ts';
 

@@ -1,6 +1,6 @@
 /**
  * One refresh of one capability: fetch its feeds (from their publishers where configured, with
- * conditional requests: source-fetch.ts), skip if unchanged, build and validate, refuse an empty
+ * conditional requests: shared/capabilities/source-fetch.ts), skip if unchanged, build and validate, refuse an empty
  * or suspiciously shrunk result, publish a new version. Only the refresher runs it: its
  * jobs on their schedules, and `npm run refresh -- --missing` once for a fresh deployment. API
  * nodes never build a snapshot; they load what this publishes.
@@ -9,15 +9,15 @@
  * the current snapshot is never touched by a failed refresh.
  */
 import { createHash } from 'node:crypto';
-import type { Logger } from '../logger.ts';
-import { dataAsOf } from './feeds/as-of.ts';
-import { FeedError } from './feeds/feed-error.ts';
-import type { Capability } from './model.ts';
-import type { FeedName } from './registry.ts';
-import { SNAPSHOT_FORMAT, type FeedFiles } from './snapshot-format.ts';
-import { fetchSourceFeed, type FetchedFeed } from './source-fetch.ts';
-import type { SnapshotMeta, SnapshotStore } from './store.ts';
-import { errorMessage } from '../error-message.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { dataAsOf } from '../../shared/capabilities/feeds/as-of.ts';
+import { FeedError } from '../../shared/capabilities/feeds/feed-error.ts';
+import type { Capability } from '../../shared/capabilities/model.ts';
+import type { FeedName } from '../../shared/capabilities/registry.ts';
+import { SNAPSHOT_FORMAT, type FeedFiles } from '../../shared/capabilities/snapshot-format.ts';
+import { fetchSourceFeed, type FetchedFeed } from '../../shared/capabilities/source-fetch.ts';
+import type { SnapshotMeta, SnapshotStore } from '../../shared/capabilities/store.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 export interface RefreshDeps {
   store: SnapshotStore;

@@ -9,12 +9,12 @@
  * Redis: the answer says so and names the later outcome (withdraw that one too to take the vote
  * back), rather than reporting a withdrawal that did not happen.
  */
-import type { ClickHouseClient } from '../clients/clickhouse.ts';
-import { quote, quoteIdent } from '../clients/sql.ts';
-import { OUTCOME_ID_PATTERN } from '../ids.ts';
-import { outcomeIdTime, type LedgerVotes, type VoteState } from './ledger-votes.ts';
-import { canonicalSubjects, type SubjectKeys } from './subject-key.ts';
-import { OutcomeSubjectsRow, readRows } from '../clickhouse/rows.ts';
+import type { ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import { quote, quoteIdent } from '../../shared/clients/sql.ts';
+import { OUTCOME_ID_PATTERN } from '../../shared/ids.ts';
+import { outcomeIdTime, type LedgerVotes, type VoteState } from '../../shared/capabilities/ledger-votes.ts';
+import { canonicalSubjects, type SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { OutcomeSubjectsRow, readRows } from '../../shared/clickhouse/rows.ts';
 
 export interface WithdrawalDeps {
   ch: ClickHouseClient;

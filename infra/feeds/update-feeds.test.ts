@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { feedAsOf } from './as-of.ts';
-import { parseRangeFeed } from './range-feed.ts';
-import { parseUpdateArgs, printable, updateFeeds, type UpdateOptions } from './update.ts';
+import { feedAsOf } from '../../shared/capabilities/feeds/as-of.ts';
+import { parseRangeFeed } from '../../shared/capabilities/feeds/range-feed.ts';
+import { parseUpdateArgs, printable, updateFeeds, type UpdateOptions } from './update-feeds.ts';
 
-const ROOT = join(import.meta.dirname, '../../..');
+const ROOT = join(import.meta.dirname, '../..');
 const NOW = new Date('2026-11-25T12:00:00Z');
 
 const torList = (n: number) =>

@@ -1,6 +1,6 @@
-import type { ScoreResponse, Tier } from '../contract/response.ts';
-import { DISCLOSURE, type Scored } from './engine.ts';
-import { includedIn, suppressedFor } from './tiers.ts';
+import type { ScoreResponse, Tier } from './response.ts';
+import { DISCLOSURE, type Scored } from '../scoring/engine.ts';
+import { includedIn, suppressedFor } from '../scoring/tiers.ts';
 
 export interface ShapeInput {
   scoreId: string;
@@ -52,31 +52,4 @@ export function shapeResponse(input: ShapeInput): ScoreResponse {
   if (has.has('shadow') && input.shadow) out.shadow = input.shadow;
   if (input.clientReference !== undefined) out.client_reference = input.clientReference;
   return out;
-}
-
-/** The full evidence the tier permits, retained for /v1/explain whatever `explain` was. */
-export function tierEvidence(scored: Scored, tier: Tier, entitlements: readonly string[] = []) {
-  const has = includedIn(tier, entitlements);
-  return {
-    components: scored.components.filter((c) => has.has(c.component)),
-    ...(has.has('subject') ? { subject: scored.subject } : {}),
-    ...(has.has('primary_risk_factor') && scored.primary_risk_factor
-      ? { primary_risk_factor: scored.primary_risk_factor }
-      : {}),
-    ...(has.has('benign_exclusions') ? { benign_exclusions: scored.benign_exclusions } : {}),
-    ...namedServicesFor(scored, has),
-    ...correctionsFor(scored, has),
-  };
-}
-
-/** The operator corrections of the components the tier includes; absent when there are none. */
-function correctionsFor(scored: Scored, has: ReadonlySet<string>) {
-  const corrections = scored.corrections.filter((c) => has.has(c.component));
-  return corrections.length > 0 ? { corrections } : {};
-}
-
-/** The named services of the components the tier includes; absent when none is named. */
-function namedServicesFor(scored: Scored, has: ReadonlySet<string>) {
-  const services = scored.services.filter((s) => has.has(s.component));
-  return services.length > 0 ? { services } : {};
 }

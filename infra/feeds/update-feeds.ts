@@ -1,6 +1,6 @@
 /**
  * `npm run feeds:update -- --from <file|dir|url> [--from ...] [--to <dir>] [--as-of <RFC 3339>]
- * [--allow-shrink]`: turns downloaded public files (importers/formats.ts) into the project's feed
+ * [--allow-shrink]`: turns downloaded public files (shared/capabilities/feeds/importers/formats.ts) into the project's feed
  * files, for an operator with internet access; the refresher then reads them (FEED_* variables,
  * docs/data-sources.md).
  *
@@ -14,18 +14,22 @@
  */
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { VPN_PROXY_KINDS } from '../ip-vpn-proxy/index.ts';
-import { parseRangeFeed } from './range-feed.ts';
-import { FeedError } from './feed-error.ts';
-import { PUBLIC_FORMATS, recognise, type PublicFormat } from './importers/formats.ts';
-import { FEEDS } from '../registry.ts';
+import { VPN_PROXY_KINDS } from '../../shared/capabilities/ip-vpn-proxy/index.ts';
+import { parseRangeFeed } from '../../shared/capabilities/feeds/range-feed.ts';
+import { FeedError } from '../../shared/capabilities/feeds/feed-error.ts';
+import {
+  PUBLIC_FORMATS,
+  recognise,
+  type PublicFormat,
+} from '../../shared/capabilities/feeds/importers/formats.ts';
+import { FEEDS } from '../../shared/capabilities/registry.ts';
 import {
   FEED_LIMITS,
   mergeImports,
   type ImportedFeed,
   type ImportTarget,
-} from './importers/imported-feed.ts';
-import { errorMessage } from '../../error-message.ts';
+} from '../../shared/capabilities/feeds/importers/imported-feed.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 export interface UpdateOptions {
   from: string[];
