@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.ts';
 import { clickHouseNodes, serverVersion, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { AppliedMigrationRow, CountRow, ReplicaPathRow, readRows } from '../../shared/clickhouse/rows.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 import { clusterSteps, singleSteps, type Step } from './cluster-ddl.ts';
 
 const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations');
@@ -104,7 +105,7 @@ function ledgerSteps(db: string, cluster: string | undefined): Step[] {
   ];
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+const message = (err: unknown) => errorMessage(err).split('\n')[0]!;
 
 /** Applies steps where they are missing, in order, each bounded; throws MigrationError otherwise. */
 class StepRunner {

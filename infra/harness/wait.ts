@@ -3,10 +3,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 /**
  * The one place tests wait, and always for something: `waitFor` for a condition, polled until a
  * deadline (a loaded two-core machine stretches any fixed time, so no test pauses for a fixed one
- * instead). Three helpers are time on purpose, each named for what it stands for: `pace` is the
- * interval of a loop that plays a client or traffic (it waits for nothing), `holdLoadFor` a phase
- * that is deliberately "keep the load running this long", and `nextWindow` the start of a fresh
- * wall-clock window of a rate limit.
+ * instead). The other helpers are time on purpose, each named for what it stands for: `pace` is
+ * the interval of a loop that plays a client or traffic (it waits for nothing), `holdLoadFor` a
+ * phase that is deliberately "keep the load running this long", `observeFor` a window in which a
+ * test watches for something that must not happen or measures a rate, `untilTime` a moment the
+ * behaviour under test is defined by, and `nextWindow` the start of a fresh wall-clock window of a
+ * rate limit.
  */
 
 const elapse = (ms: number): Promise<void> => delay(ms);
@@ -43,6 +45,15 @@ export const pace = (ms: number): Promise<void> => elapse(ms);
 
 /** Keeps whatever load the test runs going for `ms`: a phase of the scenario, not a wait for a condition. */
 export const holdLoadFor = (ms: number): Promise<void> => elapse(ms);
+
+/**
+ * A window of observation: an absence (no row while paused, no second delivery) can only be
+ * watched for a while, and a rate (wake-ups a second) only measured over one. Not a wait.
+ */
+export const observeFor = (ms: number): Promise<void> => elapse(ms);
+
+/** Until the wall-clock moment `atMs` (a key's overlap ending): the behaviour is defined by it. */
+export const untilTime = (atMs: number): Promise<void> => elapse(Math.max(0, atMs - Date.now()));
 
 /**
  * Until `afterMs` past the start of the next wall-clock window of `windowMs` (rate limits count in

@@ -28,6 +28,7 @@ import { loadConfig } from '../../shared/config.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 import {
   DEMO_CREDENTIALS_FILE,
   demoSummary,
@@ -84,9 +85,7 @@ let topologyEnv: ServiceEnv;
 try {
   topologyEnv = topology.up();
 } catch (err) {
-  console.error(
-    `[start] ${err instanceof Error ? err.message : String(err)}; stopping the servers this start began`,
-  );
+  console.error(`[start] ${errorMessage(err)}; stopping the servers this start began`);
   topology.stop();
   rmSync(LOCK_FILE, { force: true });
   process.exit(1);
@@ -238,9 +237,7 @@ if (RESTARTABLE) process.on('SIGUSR2', restartExited);
 
 /** A start that cannot finish: one line saying what failed, then everything this run began stops. */
 async function failed(what: string, err: unknown): Promise<never> {
-  console.error(
-    `[start] ${what} failed (${err instanceof Error ? err.message : String(err)}); stopping everything this start began`,
-  );
+  console.error(`[start] ${what} failed (${errorMessage(err)}); stopping everything this start began`);
   await stop(1);
   throw err; // not reached: stop exits
 }

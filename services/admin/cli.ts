@@ -44,7 +44,6 @@ import { errorMessage } from '../../shared/error-message.ts';
 import {
   gatePromotion,
   promotionRecord,
-  PromotionRefused,
   type PromotionGateDeps,
 } from '../../shared/backtest/promotion-gate.ts';
 import { latestRun, recordPromotion } from '../../shared/backtest/store.ts';
@@ -125,9 +124,9 @@ function tierArg(value: string | undefined) {
   return tier.data;
 }
 
-function setupLink(portalUrl: string, token: string) {
+function setupLink(portalUrl: string | undefined, token: string) {
   return {
-    setup_url: `${portalUrl.replace(/\/$/, '')}/setup?token=${token}`,
+    setup_url: `${(portalUrl ?? 'http://127.0.0.1:8090').replace(/\/$/, '')}/setup?token=${token}`,
     expires_at: new Date(Date.now() + SETUP_TTL_S * 1000).toISOString(),
   };
 }
@@ -146,210 +145,256 @@ export interface AdminDeps {
   corrections?: CorrectionStore;
 }
 
-export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
-  const { versions, portalUrl = 'http://127.0.0.1:8090' } = deps;
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      tier: { type: 'string' },
-      'rate-rps': { type: 'string' },
-      credits: { type: 'string' },
-      overdraft: { type: 'string' },
-      org: { type: 'string' },
-      'key-id': { type: 'string' },
-      entitlements: { type: 'string' },
-      id: { type: 'string' },
-      json: { type: 'string' },
-      email: { type: 'string' },
-      label: { type: 'string' },
-      clear: { type: 'boolean' },
-      admin: { type: 'boolean' },
-      outcome: { type: 'string' },
-      reason: { type: 'string' },
-      operator: { type: 'string' },
-      force: { type: 'boolean' },
-      cidr: { type: 'string' },
-      asn: { type: 'string' },
-      set: { type: 'string' },
-    },
-  });
-  const [noun, verb] = positionals;
-  switch (`${noun} ${verb}`) {
-    case 'org create': {
-      return store.createOrg({
-        name: nameArg(need(values.name, 'name')),
-        tier: tierArg(values.tier),
-        rateRps: num(values['rate-rps'], 'rate-rps', true),
-        credits: num(values.credits, 'credits'),
-        overdraft: num(values.overdraft, 'overdraft'),
-      });
-    }
-    case 'org update': {
-      const orgId = need(values.org, 'org');
-      const update: OrgUpdate = {};
-      if (values.tier !== undefined) update.tier = tierArg(values.tier);
-      const rate = num(values['rate-rps'], 'rate-rps', true);
-      if (rate !== undefined) update.rate_rps = rate;
-      const credits = num(values.credits, 'credits');
-      if (credits !== undefined) update.credits = credits;
-      const overdraft = num(values.overdraft, 'overdraft');
-      if (overdraft !== undefined) update.overdraft = overdraft;
-      if (values.entitlements !== undefined) update.entitlements = entitlementsArg(values.entitlements);
-      if (Object.keys(update).length === 0) throw new UsageError('nothing to update');
-      const org = await store.updateOrg(orgId, update);
-      if (!org) throw new UsageError(`unknown organisation ${orgId}`);
-      return org;
-    }
-    case 'org show': {
-      const org = await store.getOrg(need(values.org, 'org'));
-      if (!org) throw new UsageError(`unknown organisation ${values.org}`);
-      const { period, used } = await store.creditsUsed(org.org_id);
-      return {
-        ...org,
-        credits_period: period,
-        credits_used: used,
-        credits_remaining: org.credits - used,
-      };
-    }
-    case 'key create': {
-      const label = KEY_LABEL.safeParse(values.label ?? '');
-      if (!label.success) throw new UsageError(`--label: ${label.error.issues[0]!.message}`);
-      return store.createKey(need(values.org, 'org'), label.data);
-    }
-    case 'key index':
-      return { indexed: await store.indexKeys() };
-    case 'key list':
-      return { keys: await store.listKeys(need(values.org, 'org')) };
-    case 'key revoke': {
-      const keyId = need(values['key-id'], 'key-id');
-      if (!(await store.revokeKey(keyId))) throw new UsageError(`unknown key ${keyId}`);
-      return { key_id: keyId, status: 'revoked' };
-    }
-    case 'context set': {
-      const orgId = need(values.org, 'org');
-      const id = CONTEXT_ID.safeParse(need(values.id, 'id'));
-      if (!id.success) throw new UsageError(`--id: ${id.error.issues[0]!.message}`);
-      const context = Context.safeParse(jsonArg(need(values.json, 'json')));
-      if (!context.success) {
-        const why = context.error.issues.map((i) => `${i.path.join('.') || '(context)'}: ${i.message}`);
-        throw new UsageError(`--json is not a valid context: ${why.join('; ')}`);
-      }
-      if (!(await store.saveContext(orgId, id.data, context.data)))
-        throw new UsageError(`unknown organisation ${orgId}`);
-      return { org_id: orgId, context_id: id.data, context: context.data };
-    }
-    case 'context delete': {
-      const orgId = need(values.org, 'org');
-      const id = need(values.id, 'id');
-      if (!(await store.deleteContext(orgId, id))) throw new UsageError(`no context ${id} in ${orgId}`);
-      return { org_id: orgId, context_id: id, deleted: true };
-    }
-    case 'context list': {
-      const org = await store.getOrg(need(values.org, 'org'));
-      if (!org) throw new UsageError(`unknown organisation ${values.org}`);
-      return { org_id: org.org_id, contexts: org.contexts };
-    }
-    case 'user create': {
-      const orgId = need(values.org, 'org');
-      if (!(await store.getOrg(orgId))) throw new UsageError(`unknown organisation ${orgId}`);
-      const email = Email.safeParse(need(values.email, 'email'));
-      if (!email.success) throw new UsageError('--email must be an email address');
-      if (!deps.users) throw new UsageError('user commands need the user store');
-      const { user, setupToken } = await deps.users.create(
-        orgId,
-        email.data,
-        values.admin ? 'admin' : 'member',
-      );
-      return {
-        user_id: user.user_id,
-        org_id: orgId,
-        email: user.email,
-        role: user.role,
-        ...setupLink(portalUrl, setupToken),
-      };
-    }
-    case 'user link': {
-      if (!deps.users) throw new UsageError('user commands need the user store');
-      const user = await deps.users.byEmail(need(values.email, 'email'));
-      if (!user) throw new UsageError(`no portal user ${values.email}`);
-      const token = await deps.users.issueSetupToken(user.user_id);
-      return { user_id: user.user_id, email: user.email, ...setupLink(portalUrl, token) };
-    }
-    case 'version promote': {
-      if (!versions) throw new UsageError('version commands need the version state');
-      if (!deps.promotionGate) throw new UsageError('version promote needs ClickHouse (the backtests)');
-      const gateDeps = deps.promotionGate();
-      const request = {
-        candidate: need(values.id, 'id'),
-        currentDefault: (await versions.show(process.env.SCORE_CHALLENGER)).default,
-        force: values.force === true,
-        ...(values.reason !== undefined ? { reason: values.reason.slice(0, 1024) } : {}),
-        operator: (values.operator ?? process.env.USER ?? 'operator').slice(0, 128),
-      };
-      let gate;
-      try {
-        gate = await gatePromotion(gateDeps, request);
-        await versions.promote(request.candidate);
-      } catch (err) {
-        if (err instanceof PromotionRefused || !(err instanceof UsageError))
-          throw new UsageError(errorMessage(err));
-        throw err;
-      }
-      if (request.candidate !== request.currentDefault) await gateDeps.record(promotionRecord(request, gate));
-      return {
-        ...(await versions.show(process.env.SCORE_CHALLENGER)),
-        backtest: gate.backtest,
-        ...(gate.forced ? { forced: { problems: gate.problems, reason: request.reason } } : {}),
-      };
-    }
-    case 'user migrate-emails':
-      if (!deps.users) throw new UsageError('user commands need the user store');
-      return { migrated: await deps.users.migrateEmailKeys() };
-    case 'version show':
-    case 'version challenger':
-    case 'version retire': {
-      if (!versions) throw new UsageError('version commands need the version state');
-      try {
-        if (verb === 'challenger') await versions.setChallenger(values.clear ? null : need(values.id, 'id'));
-        else if (verb === 'retire') await versions.retire(need(values.id, 'id'));
-      } catch (err) {
-        if (err instanceof UsageError) throw err;
-        throw new UsageError(errorMessage(err));
-      }
-      return versions.show(process.env.SCORE_CHALLENGER);
-    }
-    case 'ledger withdraw': {
-      if (!deps.ledger) throw new UsageError('ledger commands need ClickHouse and the ledger Redis');
-      const reason = need(values.reason, 'reason');
-      if (reason.length > 1024) throw new UsageError('--reason: at most 1,024 characters');
-      try {
-        return await withdrawOutcome(
-          deps.ledger(),
-          need(values.outcome, 'outcome'),
-          reason,
-          (values.operator ?? process.env.USER ?? 'operator').slice(0, 128),
-        );
-      } catch (err) {
-        if (err instanceof WithdrawalError) throw new UsageError(err.message);
-        throw err;
-      }
-    }
-    case 'correction add':
-    case 'correction remove':
-    case 'correction list': {
-      if (!deps.corrections) throw new UsageError('correction commands need the corrections store');
-      try {
-        return await correctionCommand(deps.corrections, verb!, values);
-      } catch (err) {
-        if (err instanceof CorrectionError) throw new UsageError(err.message);
-        throw err;
-      }
-    }
-    default:
-      throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+const OPTIONS = {
+  name: { type: 'string' },
+  tier: { type: 'string' },
+  'rate-rps': { type: 'string' },
+  credits: { type: 'string' },
+  overdraft: { type: 'string' },
+  org: { type: 'string' },
+  'key-id': { type: 'string' },
+  entitlements: { type: 'string' },
+  id: { type: 'string' },
+  json: { type: 'string' },
+  email: { type: 'string' },
+  label: { type: 'string' },
+  clear: { type: 'boolean' },
+  admin: { type: 'boolean' },
+  outcome: { type: 'string' },
+  reason: { type: 'string' },
+  operator: { type: 'string' },
+  force: { type: 'boolean' },
+  cidr: { type: 'string' },
+  asn: { type: 'string' },
+  set: { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+
+/** What every command gets: the stores, the parsed flags and the command's verb. */
+interface Invocation {
+  store: OrgStore;
+  deps: AdminDeps;
+  values: Values;
+  verb: string;
+}
+
+type Command = (i: Invocation) => Promise<unknown>;
+
+const operatorArg = (values: Values) => (values.operator ?? process.env.USER ?? 'operator').slice(0, 128);
+
+function versionsOf(deps: AdminDeps): VersionAdmin {
+  if (!deps.versions) throw new UsageError('version commands need the version state');
+  return deps.versions;
+}
+
+function usersOf(deps: AdminDeps): UserStore {
+  if (!deps.users) throw new UsageError('user commands need the user store');
+  return deps.users;
+}
+
+/**
+ * Runs `fn`, turning the errors `refused` recognises (by default every one) into usage errors,
+ * which are printed with the usage.
+ */
+async function refusing<T>(
+  fn: () => Promise<T>,
+  refused: (err: unknown) => boolean = () => true,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof UsageError || !refused(err)) throw err;
+    throw new UsageError(errorMessage(err));
   }
+}
+
+async function orgCreate({ store, values }: Invocation) {
+  return store.createOrg({
+    name: nameArg(need(values.name, 'name')),
+    tier: tierArg(values.tier),
+    rateRps: num(values['rate-rps'], 'rate-rps', true),
+    credits: num(values.credits, 'credits'),
+    overdraft: num(values.overdraft, 'overdraft'),
+  });
+}
+
+async function orgUpdate({ store, values }: Invocation) {
+  const orgId = need(values.org, 'org');
+  const update: OrgUpdate = {};
+  if (values.tier !== undefined) update.tier = tierArg(values.tier);
+  const rate = num(values['rate-rps'], 'rate-rps', true);
+  if (rate !== undefined) update.rate_rps = rate;
+  const credits = num(values.credits, 'credits');
+  if (credits !== undefined) update.credits = credits;
+  const overdraft = num(values.overdraft, 'overdraft');
+  if (overdraft !== undefined) update.overdraft = overdraft;
+  if (values.entitlements !== undefined) update.entitlements = entitlementsArg(values.entitlements);
+  if (Object.keys(update).length === 0) throw new UsageError('nothing to update');
+  const org = await store.updateOrg(orgId, update);
+  if (!org) throw new UsageError(`unknown organisation ${orgId}`);
+  return org;
+}
+
+async function orgShow({ store, values }: Invocation) {
+  const org = await store.getOrg(need(values.org, 'org'));
+  if (!org) throw new UsageError(`unknown organisation ${values.org}`);
+  const { period, used } = await store.creditsUsed(org.org_id);
+  return { ...org, credits_period: period, credits_used: used, credits_remaining: org.credits - used };
+}
+
+async function keyCreate({ store, values }: Invocation) {
+  const label = KEY_LABEL.safeParse(values.label ?? '');
+  if (!label.success) throw new UsageError(`--label: ${label.error.issues[0]!.message}`);
+  return store.createKey(need(values.org, 'org'), label.data);
+}
+
+async function keyRevoke({ store, values }: Invocation) {
+  const keyId = need(values['key-id'], 'key-id');
+  if (!(await store.revokeKey(keyId))) throw new UsageError(`unknown key ${keyId}`);
+  return { key_id: keyId, status: 'revoked' };
+}
+
+async function contextSet({ store, values }: Invocation) {
+  const orgId = need(values.org, 'org');
+  const id = CONTEXT_ID.safeParse(need(values.id, 'id'));
+  if (!id.success) throw new UsageError(`--id: ${id.error.issues[0]!.message}`);
+  const context = Context.safeParse(jsonArg(need(values.json, 'json')));
+  if (!context.success) {
+    const why = context.error.issues.map((i) => `${i.path.join('.') || '(context)'}: ${i.message}`);
+    throw new UsageError(`--json is not a valid context: ${why.join('; ')}`);
+  }
+  if (!(await store.saveContext(orgId, id.data, context.data)))
+    throw new UsageError(`unknown organisation ${orgId}`);
+  return { org_id: orgId, context_id: id.data, context: context.data };
+}
+
+async function contextDelete({ store, values }: Invocation) {
+  const orgId = need(values.org, 'org');
+  const id = need(values.id, 'id');
+  if (!(await store.deleteContext(orgId, id))) throw new UsageError(`no context ${id} in ${orgId}`);
+  return { org_id: orgId, context_id: id, deleted: true };
+}
+
+async function contextList({ store, values }: Invocation) {
+  const org = await store.getOrg(need(values.org, 'org'));
+  if (!org) throw new UsageError(`unknown organisation ${values.org}`);
+  return { org_id: org.org_id, contexts: org.contexts };
+}
+
+async function userCreate({ store, deps, values }: Invocation) {
+  const orgId = need(values.org, 'org');
+  if (!(await store.getOrg(orgId))) throw new UsageError(`unknown organisation ${orgId}`);
+  const email = Email.safeParse(need(values.email, 'email'));
+  if (!email.success) throw new UsageError('--email must be an email address');
+  const { user, setupToken } = await usersOf(deps).create(
+    orgId,
+    email.data,
+    values.admin ? 'admin' : 'member',
+  );
+  return {
+    user_id: user.user_id,
+    org_id: orgId,
+    email: user.email,
+    role: user.role,
+    ...setupLink(deps.portalUrl, setupToken),
+  };
+}
+
+async function userLink({ deps, values }: Invocation) {
+  const users = usersOf(deps);
+  const user = await users.byEmail(need(values.email, 'email'));
+  if (!user) throw new UsageError(`no portal user ${values.email}`);
+  const token = await users.issueSetupToken(user.user_id);
+  return { user_id: user.user_id, email: user.email, ...setupLink(deps.portalUrl, token) };
+}
+
+async function versionPromote({ deps, values }: Invocation) {
+  const versions = versionsOf(deps);
+  if (!deps.promotionGate) throw new UsageError('version promote needs ClickHouse (the backtests)');
+  const gateDeps = deps.promotionGate();
+  const request = {
+    candidate: need(values.id, 'id'),
+    currentDefault: (await versions.show(process.env.SCORE_CHALLENGER)).default,
+    force: values.force === true,
+    ...(values.reason !== undefined ? { reason: values.reason.slice(0, 1024) } : {}),
+    operator: operatorArg(values),
+  };
+  // Any failure of the gate or the promotion is the operator's to read, printed with the usage.
+  const gate = await refusing(async () => {
+    const passed = await gatePromotion(gateDeps, request);
+    await versions.promote(request.candidate);
+    return passed;
+  });
+  if (request.candidate !== request.currentDefault) await gateDeps.record(promotionRecord(request, gate));
+  return {
+    ...(await versions.show(process.env.SCORE_CHALLENGER)),
+    backtest: gate.backtest,
+    ...(gate.forced ? { forced: { problems: gate.problems, reason: request.reason } } : {}),
+  };
+}
+
+/** `version show`, `version challenger` and `version retire`: each answers with the state after it. */
+async function versionState({ deps, values, verb }: Invocation) {
+  const versions = versionsOf(deps);
+  await refusing(async () => {
+    if (verb === 'challenger') await versions.setChallenger(values.clear ? null : need(values.id, 'id'));
+    else if (verb === 'retire') await versions.retire(need(values.id, 'id'));
+  });
+  return versions.show(process.env.SCORE_CHALLENGER);
+}
+
+async function ledgerWithdraw({ deps, values }: Invocation) {
+  if (!deps.ledger) throw new UsageError('ledger commands need ClickHouse and the ledger Redis');
+  const ledger = deps.ledger;
+  const reason = need(values.reason, 'reason');
+  if (reason.length > 1024) throw new UsageError('--reason: at most 1,024 characters');
+  return refusing(
+    () => withdrawOutcome(ledger(), need(values.outcome, 'outcome'), reason, operatorArg(values)),
+    (err) => err instanceof WithdrawalError,
+  );
+}
+
+async function correction({ deps, values, verb }: Invocation) {
+  const corrections = deps.corrections;
+  if (!corrections) throw new UsageError('correction commands need the corrections store');
+  return refusing(
+    () => correctionCommand(corrections, verb, values),
+    (err) => err instanceof CorrectionError,
+  );
+}
+
+/** Every command, by noun and verb. */
+const COMMANDS = new Map<string, Command>([
+  ['org create', orgCreate],
+  ['org update', orgUpdate],
+  ['org show', orgShow],
+  ['key create', keyCreate],
+  ['key index', async ({ store }) => ({ indexed: await store.indexKeys() })],
+  ['key list', async ({ store, values }) => ({ keys: await store.listKeys(need(values.org, 'org')) })],
+  ['key revoke', keyRevoke],
+  ['context set', contextSet],
+  ['context delete', contextDelete],
+  ['context list', contextList],
+  ['user create', userCreate],
+  ['user link', userLink],
+  ['user migrate-emails', async ({ deps }) => ({ migrated: await usersOf(deps).migrateEmailKeys() })],
+  ['version promote', versionPromote],
+  ['version show', versionState],
+  ['version challenger', versionState],
+  ['version retire', versionState],
+  ['ledger withdraw', ledgerWithdraw],
+  ['correction add', correction],
+  ['correction remove', correction],
+  ['correction list', correction],
+]);
+
+export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const [noun, verb] = positionals;
+  const command = COMMANDS.get(`${noun} ${verb}`);
+  if (!command) throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+  return command({ store, deps, values, verb: verb! });
 }
 
 if (import.meta.main) {

@@ -72,6 +72,95 @@ function auditMetrics(read: () => AuditCounters, registers: Registry[]): void {
   });
 }
 
+/** Per capability, read at scrape time: status, snapshot and data age, refresh failures, breaker. */
+function capabilityMetrics(read: () => Record<string, CapabilityHealth>, registers: Registry[]): void {
+  const perCapability = (name: string, help: string, value: (h: CapabilityHealth) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['capability'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [capability, h] of Object.entries(read())) {
+          const v = value(h);
+          if (v !== undefined) this.set({ capability }, v);
+        }
+      },
+    });
+  perCapability(
+    'frs_capability_status',
+    'Capability status: 0 ok, 1 degraded, 2 unavailable',
+    (h) => STATUS_VALUE[h.status],
+  );
+  perCapability(
+    'frs_capability_snapshot_age_seconds',
+    'Seconds since the source was last confirmed',
+    (h) => h.age_s,
+  );
+  perCapability(
+    'frs_capability_data_age_seconds',
+    'Seconds since the data itself was taken (its data_as_of), whenever it was last fetched',
+    (h) => (h.data_as_of ? Math.max(0, (Date.now() - Date.parse(h.data_as_of)) / 1000) : undefined),
+  );
+  perCapability(
+    'frs_capability_data_stale',
+    'Whether the data is older than its maximum data age: 1 stale (the capability is degraded), 0 not',
+    (h) => (h.stale === undefined ? undefined : Number(h.stale)),
+  );
+  perCapability(
+    'frs_capability_refresh_failures',
+    'Consecutive failed refreshes of the capability (0 after a success)',
+    (h) => h.consecutive_failures ?? 0,
+  );
+  perCapability('frs_breaker_state', 'Breaker of a live capability: 0 closed, 1 half-open, 2 open', (h) =>
+    h.breaker ? BREAKER_VALUE[h.breaker] : undefined,
+  );
+}
+
+/** The publishers' state and memory buffer, read at scrape time. */
+function publisherMetrics(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'frs_audit_buffer_depth',
+    help: 'Audit records waiting in memory for Kafka',
+    registers,
+    collect() {
+      this.set(sources.auditDepth());
+    },
+  });
+  new Gauge({
+    name: 'frs_audit_publisher_state',
+    help: 'State of each audit publisher: 1 for the one it is in (spilling, replaying, direct, closing), 0 for the others',
+    labelNames: ['publisher', 'state'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [publisher, current] of Object.entries(sources.publisherStates()))
+        for (const state of PUBLISHER_STATES) this.set({ publisher, state }, Number(state === current));
+    },
+  });
+}
+
+/** Writes to the cache server skipped since start (down, stalled, erroring, or over a share). */
+function cacheMetrics(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'frs_explain_copies_skipped',
+    help: 'Explain copies not written to the cache server since start; those scores are explained from ClickHouse once delivered',
+    registers,
+    collect() {
+      this.set(sources.explainCopiesSkipped());
+    },
+  });
+  new Gauge({
+    name: 'frs_recent_scores_skipped',
+    help: 'Recent-score index entries not written to the cache server since start; outcomes on those scores fall back to the explain copy, then ClickHouse',
+    registers,
+    collect() {
+      this.set(sources.recentScoresSkipped());
+    },
+  });
+}
+
 export class ApiMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<'route' | 'method' | 'status'>;
@@ -96,84 +185,10 @@ export class ApiMetrics {
       registers,
     });
     this.durable = { kafka: durable.labels('kafka'), journal: durable.labels('journal') };
-    const perCapability = (name: string, help: string, value: (h: CapabilityHealth) => number | undefined) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['capability'],
-        registers,
-        collect() {
-          this.reset();
-          for (const [capability, h] of Object.entries(sources.capabilities())) {
-            const v = value(h);
-            if (v !== undefined) this.set({ capability }, v);
-          }
-        },
-      });
-    perCapability(
-      'frs_capability_status',
-      'Capability status: 0 ok, 1 degraded, 2 unavailable',
-      (h) => STATUS_VALUE[h.status],
-    );
-    perCapability(
-      'frs_capability_snapshot_age_seconds',
-      'Seconds since the source was last confirmed',
-      (h) => h.age_s,
-    );
-    perCapability(
-      'frs_capability_data_age_seconds',
-      'Seconds since the data itself was taken (its data_as_of), whenever it was last fetched',
-      (h) => (h.data_as_of ? Math.max(0, (Date.now() - Date.parse(h.data_as_of)) / 1000) : undefined),
-    );
-    perCapability(
-      'frs_capability_data_stale',
-      'Whether the data is older than its maximum data age: 1 stale (the capability is degraded), 0 not',
-      (h) => (h.stale === undefined ? undefined : Number(h.stale)),
-    );
-    perCapability(
-      'frs_capability_refresh_failures',
-      'Consecutive failed refreshes of the capability (0 after a success)',
-      (h) => h.consecutive_failures ?? 0,
-    );
-    perCapability('frs_breaker_state', 'Breaker of a live capability: 0 closed, 1 half-open, 2 open', (h) =>
-      h.breaker ? BREAKER_VALUE[h.breaker] : undefined,
-    );
-    new Gauge({
-      name: 'frs_audit_buffer_depth',
-      help: 'Audit records waiting in memory for Kafka',
-      registers,
-      collect() {
-        this.set(sources.auditDepth());
-      },
-    });
+    capabilityMetrics(sources.capabilities, registers);
+    publisherMetrics(sources, registers);
     auditMetrics(sources.audit, registers);
-    new Gauge({
-      name: 'frs_audit_publisher_state',
-      help: 'State of each audit publisher: 1 for the one it is in (spilling, replaying, direct, closing), 0 for the others',
-      labelNames: ['publisher', 'state'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [publisher, current] of Object.entries(sources.publisherStates()))
-          for (const state of PUBLISHER_STATES) this.set({ publisher, state }, Number(state === current));
-      },
-    });
-    new Gauge({
-      name: 'frs_explain_copies_skipped',
-      help: 'Explain copies not written to the cache server since start; those scores are explained from ClickHouse once delivered',
-      registers,
-      collect() {
-        this.set(sources.explainCopiesSkipped());
-      },
-    });
-    new Gauge({
-      name: 'frs_recent_scores_skipped',
-      help: 'Recent-score index entries not written to the cache server since start; outcomes on those scores fall back to the explain copy, then ClickHouse',
-      registers,
-      collect() {
-        this.set(sources.recentScoresSkipped());
-      },
-    });
+    cacheMetrics(sources, registers);
   }
 
   /** One audit record became durable after `ms` (AuditPublisherOptions.onDurable). */

@@ -3,6 +3,7 @@ import { retainedUntil, type ScoreHistory, type StoredScore } from '../../shared
 import { ApiError } from '../../shared/contract/errors.ts';
 import { SCORE_ID_PATTERN, scoreIdTime } from '../../shared/ids.ts';
 import type { ExplainCache } from '../../shared/audit/explain-cache.ts';
+import { Backoff } from '../../shared/retry.ts';
 import type { HistoryLookups } from '../../shared/audit/history-lookups.ts';
 import type { RecentScores, ScoredSubject } from './recent-scores.ts';
 
@@ -81,8 +82,9 @@ async function awaitFresh(
   graceMs: number,
 ): Promise<ScoredSubject | null> {
   const until = Date.now() + graceMs;
-  for (let wait = 20; Date.now() < until; wait = Math.min(wait * 2, 250)) {
-    await sleep(Math.min(wait, Math.max(0, until - Date.now())));
+  const backoff = new Backoff(20, 250);
+  while (Date.now() < until) {
+    await sleep(Math.min(backoff.next(), Math.max(0, until - Date.now())));
     const found = await findFresh(deps, orgId, id);
     if (found) return found;
   }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, Kafka } from 'kafkajs';
 import { Counter } from 'prom-client';
 import { OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
@@ -6,6 +5,7 @@ import type { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { canonicalSubjects, type SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { LEDGER_REPORT_KINDS } from '../../shared/contract/outcome.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { retry } from '../../shared/retry.ts';
 import { OutcomeRecord } from '../../shared/outcomes/record.ts';
 import type { LedgerTrust } from './ledger-trust.ts';
 
@@ -113,21 +113,27 @@ export class LedgerLearner {
         }
         // Applied one by one from `done`, so a retry after an outage does not apply a record twice.
         let done = 0;
-        let backoff = 100;
-        while (done < records.length) {
-          if (!isRunning() || isStale()) return;
-          try {
-            await this.deps.applier.applyAll(records.slice(done), () => {
-              done++;
-              this.applied++;
-            });
-          } catch (err) {
-            this.deps.log.warn({ err, backoff }, 'ledger update failed; retrying');
-            await heartbeat().catch(() => undefined);
-            await sleep(backoff);
-            backoff = Math.min(backoff * 2, 5_000);
-          }
-        }
+        const applied =
+          records.length === 0 ||
+          (await retry(
+            async () => {
+              await this.deps.applier.applyAll(records.slice(done), () => {
+                done++;
+                this.applied++;
+              });
+              return true;
+            },
+            {
+              firstMs: 100,
+              maxMs: 5_000,
+              keepGoing: () => isRunning() && !isStale(),
+              onFailure: async (err, backoff) => {
+                this.deps.log.warn({ err, backoff }, 'ledger update failed; retrying');
+                await heartbeat().catch(() => undefined);
+              },
+            },
+          ));
+        if (!applied) return;
         const last = batch.messages[batch.messages.length - 1];
         if (!last) return;
         resolveOffset(last.offset);

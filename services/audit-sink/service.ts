@@ -4,7 +4,8 @@
  */
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
-import { createClickHouse } from '../../shared/clients/clickhouse.ts';
+import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
+import type { Kafka } from 'kafkajs';
 import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
@@ -44,36 +45,7 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         }),
         (s) => s.stop(),
       );
-      const ledgerRedis = resources.add(
-        'clients',
-        'ledger redis',
-        createRedis(durableRedis(cfg, cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL), {
-          connectionName: 'frs-ledger-learner',
-          log,
-        }),
-        (r) => r.disconnect(),
-      );
-      const progress = resources.add(
-        'clients',
-        'scores progress',
-        new ScoresProgress(kafka, cfg.AUDIT_SINK_GROUP),
-        (p) => p.close(),
-      );
-      const learner = resources.add(
-        'workers',
-        'ledger learner',
-        new LedgerLearner({
-          kafka,
-          applier: new LedgerApplier({
-            votes: new LedgerVotes(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX, cfg.LEDGER_WRITES_PER_ORG_MONTH),
-            keys: SubjectKeys.fromConfig(cfg),
-            trust: new LedgerTrust({ ch, database: cfg.CLICKHOUSE_DATABASE, progress }),
-          }),
-          log,
-          groupId: `${cfg.AUDIT_SINK_GROUP}-ledger`,
-        }),
-        (l) => l.stop(),
-      );
+      const learner = ledgerLearner(cfg, log, resources, kafka, ch);
       const consumerState = new ConsumerState();
       consumerState.watch(sink.consumer);
       // Lag reads use a client of their own that gives up quickly: a scrape must not wait out an outage.
@@ -97,4 +69,47 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
     },
     stop: () => resources.closeAll(log, Date.now() + SINK_STOP_DEADLINE_MS),
   };
+}
+
+/**
+ * Outcomes to the reputation ledger, in a consumer group of its own; trust is decided against the
+ * scored subjects in ClickHouse once the sink's group has caught up (ledger-trust.ts).
+ */
+function ledgerLearner(
+  cfg: Config,
+  log: Logger,
+  resources: Resources,
+  kafka: Kafka,
+  ch: ClickHouseClient,
+): LedgerLearner {
+  const ledgerRedis = resources.add(
+    'clients',
+    'ledger redis',
+    createRedis(durableRedis(cfg, cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL), {
+      connectionName: 'frs-ledger-learner',
+      log,
+    }),
+    (r) => r.disconnect(),
+  );
+  const progress = resources.add(
+    'clients',
+    'scores progress',
+    new ScoresProgress(kafka, cfg.AUDIT_SINK_GROUP),
+    (p) => p.close(),
+  );
+  return resources.add(
+    'workers',
+    'ledger learner',
+    new LedgerLearner({
+      kafka,
+      applier: new LedgerApplier({
+        votes: new LedgerVotes(ledgerRedis, cfg.CAPABILITY_KEY_PREFIX, cfg.LEDGER_WRITES_PER_ORG_MONTH),
+        keys: SubjectKeys.fromConfig(cfg),
+        trust: new LedgerTrust({ ch, database: cfg.CLICKHOUSE_DATABASE, progress }),
+      }),
+      log,
+      groupId: `${cfg.AUDIT_SINK_GROUP}-ledger`,
+    }),
+    (l) => l.stop(),
+  );
 }

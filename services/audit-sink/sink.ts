@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { z } from 'zod';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
@@ -13,6 +12,7 @@ import { OutcomeRecord, toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import { canonicalSubjects } from '../../shared/capabilities/subject-key.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { Backoff } from '../../shared/retry.ts';
 import { dlqRecords } from './dlq-metrics.ts';
 import { insertSplitting } from './quarantine.ts';
 
@@ -245,18 +245,17 @@ export class AuditSink {
     }
     await this.deadLetter(batch.topic, batch.partition, bad);
 
-    let backoff = 100;
+    const backoff = new Backoff(100, this.opts.maxBackoffMs);
     const refused = await insertSplitting(rows, {
       insert: async (slice) => {
         await insertSlice(this.ch, stream, slice);
         this.inserted += slice.length;
-        backoff = 100;
+        backoff.reset();
       },
       onUnavailable: async (err, count) => {
-        this.log.warn({ err, rows: count, backoff }, 'clickhouse insert failed; retrying');
+        this.log.warn({ err, rows: count, backoff: backoff.ms }, 'clickhouse insert failed; retrying');
         await heartbeat().catch(() => undefined);
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, this.opts.maxBackoffMs);
+        await backoff.wait();
       },
       keepGoing: () => isRunning() && !isStale(),
     });

@@ -13,9 +13,9 @@
 import { parseArgs } from 'node:util';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
-import { loadConfig } from '../../shared/config.ts';
+import { loadConfig, type Config } from '../../shared/config.ts';
 import { errorMessage } from '../../shared/error-message.ts';
-import { runBacktest } from '../../shared/backtest/run.ts';
+import { runBacktest, type Progress } from '../../shared/backtest/run.ts';
 import { writeReport } from '../../shared/backtest/report.ts';
 import { ORG_ID, windowDays } from '../../shared/backtest/signatures.ts';
 import { newRunId, saveRun } from '../../shared/backtest/store.ts';
@@ -28,7 +28,8 @@ const USAGE =
   'usage: npm run backtest -- --candidate VERSION [--baseline VERSION] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--org ORG_ID] [--out DIR] [--png]';
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-async function main(): Promise<void> {
+/** The command line, checked before anything is read or written. */
+function parseInput() {
   const { values } = parseArgs({
     options: {
       candidate: { type: 'string' },
@@ -52,10 +53,13 @@ async function main(): Promise<void> {
   }
   if (values.org !== undefined && !ORG_ID.test(values.org))
     throw new UsageError('--org is not an organisation id');
-  const cfg = loadConfig();
-  let baselineId = values.baseline;
+  return { values, candidate, from, to };
+}
+
+/** The baseline named, else the default in force: admin state in Redis over the as-released versions. */
+async function baselineOf(cfg: Config, named: string | undefined) {
+  let baselineId = named;
   if (baselineId === undefined) {
-    // The default in force: admin state in Redis over the as-released versions.
     const redis = createRedis(durableRedis(cfg), { connectionName: 'frs-backtest' });
     try {
       baselineId = effectiveState(await readVersionState(redis, cfg.SCORE_VERSION_KEY)).default.id;
@@ -65,23 +69,33 @@ async function main(): Promise<void> {
   }
   const baseline = findVersion(baselineId);
   if (!baseline) throw new UsageError(`unknown score version ${baselineId}`);
+  return baseline;
+}
 
+/** One progress line on stderr, rewritten in place on a terminal. */
+function progressLine(p: Progress): void {
+  const progress = process.stderr.isTTY ? '\r' : '\n';
+  process.stderr.write(
+    `${progress}[backtest] ${p.day} ${p.done}/${p.days} days, ${p.scores.toLocaleString('en')} scores, ` +
+      `${Math.round(p.scores / Math.max(p.elapsedS, 1e-3)).toLocaleString('en')} scores/s, ` +
+      `rss ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MiB`,
+  );
+}
+
+async function main(): Promise<void> {
+  const { values, candidate, from, to } = parseInput();
+  const cfg = loadConfig();
+  const baseline = await baselineOf(cfg, values.baseline);
   const runId = newRunId();
   const ch = createClickHouse(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 600_000 });
   try {
-    const progress = process.stderr.isTTY ? '\r' : '\n';
     const f = await runBacktest({
       ch,
       database: cfg.CLICKHOUSE_DATABASE,
       candidate,
       baseline,
       window: { from, to, ...(values.org ? { orgId: values.org } : {}) },
-      progress: (p) =>
-        process.stderr.write(
-          `${progress}[backtest] ${p.day} ${p.done}/${p.days} days, ${p.scores.toLocaleString('en')} scores, ` +
-            `${Math.round(p.scores / Math.max(p.elapsedS, 1e-3)).toLocaleString('en')} scores/s, ` +
-            `rss ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MiB`,
-        ),
+      progress: progressLine,
     });
     process.stderr.write('\n');
     const meta = {

@@ -140,7 +140,7 @@ export class ActivityFeed {
     if (now - this.lastMark < WATCH_CHECK_MS) return;
     this.lastMark = now;
     this.redis.set(this.watchedKey, String(now), 'PX', this.idleMs).catch((err: unknown) => {
-      this.log.warn({ err: String(err) }, 'activity: watched marker not set');
+      this.log.warn({ err }, 'activity: watched marker not set');
     });
   }
 

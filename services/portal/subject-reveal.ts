@@ -69,7 +69,7 @@ export class SubjectReveal {
       }
     } catch (err) {
       // History down: the rows it would have revealed stay masked; the page still renders.
-      this.log.warn({ err: String(err) }, 'activity: subjects not revealed, clickhouse unavailable');
+      this.log.warn({ err }, 'activity: subjects not revealed, clickhouse unavailable');
     }
     return out;
   }

@@ -21,6 +21,13 @@ export interface RefresherMetricsDeps {
 }
 
 export function registerRefresherMetrics({ worker, store, defs, log }: RefresherMetricsDeps): void {
+  registerJobMetrics(worker, [...defs.map((d) => d.name), 'audit-retention']);
+  registerSnapshotMetrics(store, defs, log);
+  registerLimitMetrics(defs);
+}
+
+/** Runs, failures and durations of every job attempt, by task. */
+function registerJobMetrics(worker: Worker, tasks: string[]): void {
   const runs = new Counter({
     name: 'frs_refresher_runs_total',
     help: 'Finished job attempts (a failed attempt retried later counts again), by task',
@@ -44,7 +51,7 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
     }
   };
   // Start every series at 0, so an increase() over the first failure is not lost.
-  for (const name of [...defs.map((d) => d.name), 'audit-retention']) {
+  for (const name of tasks) {
     runs.inc({ task: name }, 0);
     failures.inc({ task: name }, 0);
   }
@@ -53,7 +60,10 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
     finished(job);
     failures.inc({ task: task(job) });
   });
+}
 
+/** Per capability, read from Redis at scrape time: the age of its snapshot and data, its failures. */
+function registerSnapshotMetrics(store: SnapshotStore, defs: readonly CapabilityDef[], log: Logger): void {
   const readFailures = new Counter({
     name: 'frs_refresher_status_read_failures_total',
     help: 'Scrapes that could not read the capabilities status from Redis',
@@ -71,11 +81,7 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
         return undefined;
       })
       .finally(() => (inflight = undefined)));
-  const perCapability = (
-    name: string,
-    help: string,
-    value: (s: Status[number], def: CapabilityDef) => number | undefined,
-  ) =>
+  const perCapability = (name: string, help: string, value: (s: Status[number]) => number | undefined) =>
     new Gauge({
       name,
       help,
@@ -85,7 +91,7 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
         const status = await readStatus();
         if (!status) return;
         for (const [i, def] of defs.entries()) {
-          const v = value(status[i]!, def);
+          const v = value(status[i]!);
           if (v !== undefined) this.set({ capability: def.name }, v);
         }
       },
@@ -109,7 +115,10 @@ export function registerRefresherMetrics({ worker, store, defs, log }: Refresher
     'Failed refreshes of the capability since its last success',
     (s) => s.status?.consecutive_failures ?? 0,
   );
-  // A constant, but exported so alerts can compare the age with each capability's own limit.
+}
+
+/** Each capability's limits: constants, exported so alerts can compare the ages with them. */
+function registerLimitMetrics(defs: readonly CapabilityDef[]): void {
   const freshness = new Gauge({
     name: 'frs_refresher_snapshot_freshness_seconds',
     help: 'Freshness limit of the capability: an older snapshot is degraded',

@@ -11,7 +11,7 @@ import { feedLocations } from '../../shared/capabilities/sources.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis, type RedisClient } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -36,14 +36,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
       (r) => r.disconnect(),
     );
 
-  // BullMQ duplicates its connections and re-emits their errors on the queue and the worker, once
-  // per reconnect attempt (with no listener it prints each one): report at most one a minute.
-  let lastReported = 0;
-  const bullmqErrors = (err: Error) => {
-    if (Date.now() - lastReported < 60_000) return;
-    lastReported = Date.now();
-    log.warn({ err: err.message }, 'queue connection error (further ones muted for a minute)');
-  };
+  const bullmqErrors = mutedErrors(log);
 
   return {
     async start() {
@@ -97,12 +90,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         await startMetricsServer({
           port: cfg.REFRESHER_METRICS_PORT,
           host: cfg.HOST,
-          ready: () =>
-            connection.status !== 'ready'
-              ? { ready: false, reason: `redis ${connection.status}` }
-              : worker.isRunning()
-                ? { ready: true }
-                : { ready: false, reason: 'worker not running' },
+          ready: () => readiness(connection, worker),
           log,
         }),
         stopMetricsServer,
@@ -111,4 +99,23 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
     },
     stop: () => resources.closeAll(log, Date.now() + REFRESHER_STOP_DEADLINE_MS),
   };
+}
+
+/**
+ * BullMQ duplicates its connections and re-emits their errors on the queue and the worker, once
+ * per reconnect attempt (with no listener it prints each one): report at most one a minute.
+ */
+function mutedErrors(log: Logger): (err: Error) => void {
+  let lastReported = 0;
+  return (err) => {
+    if (Date.now() - lastReported < 60_000) return;
+    lastReported = Date.now();
+    log.warn({ err: err.message }, 'queue connection error (further ones muted for a minute)');
+  };
+}
+
+/** Ready while the queue's Redis is connected and the worker runs. */
+function readiness(connection: RedisClient, worker: Worker) {
+  if (connection.status !== 'ready') return { ready: false, reason: `redis ${connection.status}` };
+  return worker.isRunning() ? { ready: true } : { ready: false, reason: 'worker not running' };
 }

@@ -117,10 +117,11 @@ function tableRow(cells: (string | number)[]): string {
   return `| ${cells.join(' | ')} |`;
 }
 
-export function markdown(meta: RunMeta, f: Figures, charts: Record<string, string>): string {
+/** Who was compared over what, how much reproduced, and the caps verdict. */
+function summarySection(meta: RunMeta, f: Figures): string[] {
   const c = f.candidate;
   const b = f.baseline;
-  const lines = [
+  return [
     `# Backtest ${meta.run_id}`,
     '',
     `Candidate **${c.version}** against baseline **${b.version}**, scores made from ${meta.from} up to (not including) ${meta.to}` +
@@ -147,6 +148,13 @@ export function markdown(meta: RunMeta, f: Figures, charts: Record<string, strin
       ]),
     ),
     '',
+  ];
+}
+
+function bandsSection(f: Figures, charts: Record<string, string>): string[] {
+  const c = f.candidate;
+  const b = f.baseline;
+  return [
     '## Band rates',
     '',
     `![band rates](${charts.bands})`,
@@ -167,6 +175,11 @@ export function markdown(meta: RunMeta, f: Figures, charts: Record<string, strin
       `candidate ${c.psi === null ? 'n/a' : c.psi.toFixed(4)}, baseline ${b.psi === null ? 'n/a' : b.psi.toFixed(4)} ` +
       '(below 0.1 stable, 0.1 to 0.25 a moderate shift, above 0.25 a major one).',
     '',
+  ];
+}
+
+function movementSection(f: Figures, charts: Record<string, string>): string[] {
+  return [
     '## Movement',
     '',
     `![movement](${charts.movement})`,
@@ -175,6 +188,14 @@ export function markdown(meta: RunMeta, f: Figures, charts: Record<string, strin
     `|---|${BANDS.map(() => '---').join('|')}|`,
     ...BANDS.map((from) => tableRow([from, ...BANDS.map((to) => f.movement[from][to])])),
     '',
+  ];
+}
+
+/** Outcomes by band and version, and what each version captures of reported fraud. */
+function outcomesSection(meta: RunMeta, f: Figures, charts: Record<string, string>): string[] {
+  const c = f.candidate;
+  const b = f.baseline;
+  return [
     '## Outcomes',
     '',
     `![fraud capture](${charts.capture})`,
@@ -225,7 +246,15 @@ export function markdown(meta: RunMeta, f: Figures, charts: Record<string, strin
     `The same figures are rows of \`backtests\` with run_id = '${meta.run_id}' (docs/data.md "Backtests").`,
     '',
   ];
-  return lines.join('\n');
+}
+
+export function markdown(meta: RunMeta, f: Figures, charts: Record<string, string>): string {
+  return [
+    ...summarySection(meta, f),
+    ...bandsSection(f, charts),
+    ...movementSection(f, charts),
+    ...outcomesSection(meta, f, charts),
+  ].join('\n');
 }
 
 /** Writes report.md and the charts (SVG, and PNG with `png`) into `dir`. */

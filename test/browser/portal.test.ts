@@ -7,7 +7,7 @@ import { checkPage, PHONE_WIDTH } from '../helpers/page-checks.ts';
 import { admin, scoreCall } from '../../infra/harness/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
 import { startApi, type ApiNode } from '../../infra/harness/processes.ts';
-import { waitFor } from '../../infra/harness/wait.ts';
+import { observeFor, untilTime, waitFor } from '../../infra/harness/wait.ts';
 
 const PASSWORD = 'correct horse battery staple';
 /** A client address of its own per test run, so sign-in counts of earlier runs do not matter. */
@@ -185,7 +185,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     const whilePaused = ScoreResponse.parse(
       await (await scoreCall(apis[0]!.url, apiKey, { subject: { ip_address: '81.2.69.142' } })).json(),
     );
-    await new Promise((r) => setTimeout(r, 1_500));
+    await observeFor(1_500);
     expect(await page.locator(`tr[data-score-id="${whilePaused.score_id}"]`).count()).toBe(0);
     await page.click('#live-toggle');
     await page.locator(`tr[data-score-id="${whilePaused.score_id}"]`).waitFor({ timeout: 2_000 });
@@ -413,7 +413,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     }
     expect(Date.now() - rolledAt).toBeLessThan(OVERLAP_MS);
     // At its end every node refuses the old key (within 0.5 s of it), the new one goes on.
-    await new Promise((r) => setTimeout(r, rolledAt + OVERLAP_MS - Date.now()));
+    await untilTime(rolledAt + OVERLAP_MS);
     await waitFor(
       'every API node to refuse the rolled key',
       async () => {

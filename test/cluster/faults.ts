@@ -34,7 +34,7 @@ import {
   startCluster,
 } from '../../infra/harness/cluster-start.ts';
 import { ScoreLoad, quantile, type LogicalRequest } from '../../infra/harness/score-load.ts';
-import { sleep } from '../../infra/harness/wait.ts';
+import { holdLoadFor, observeFor, waitFor } from '../../infra/harness/wait.ts';
 import { serviceRedisEnv } from '../../infra/local/redis-users.ts';
 import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
@@ -65,18 +65,12 @@ async function until<T>(
   fn: () => Promise<T | undefined | false>,
   ms = BACK_TIMEOUT_MS,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(500);
-  }
-  throw new Error(`${what}: not within ${ms / 1000} s${last ? ` (last error: ${String(last)})` : ''}`);
+  // Boxed: a value of 0 or '' is an answer here, where waitFor takes only truthy ones.
+  const answered = async () => {
+    const v = await fn();
+    return v !== undefined && v !== false ? { v } : undefined;
+  };
+  return (await waitFor(what, answered, ms, 500)).v;
 }
 
 function sigkill(pid: number): void {
@@ -201,9 +195,9 @@ async function faultsUnderLoad(): Promise<void> {
   const l = load;
   l.start();
   l.phase = 'warm-up';
-  await sleep(3_000);
+  await holdLoadFor(3_000);
   l.phase = 'steady';
-  await sleep(STEADY_MS);
+  await holdLoadFor(STEADY_MS);
 
   const slot = Number((await rcli(7000, 'cluster', 'keyslot', credits)).trim());
   let redisKilled = 0;
@@ -336,7 +330,7 @@ async function faultsUnderLoad(): Promise<void> {
     const at = performance.now();
     const target = await f.kill();
     step(`SIGKILL ${target}`);
-    await sleep(Math.max(0, WINDOW_MS - (performance.now() - at)));
+    await holdLoadFor(Math.max(0, WINDOW_MS - (performance.now() - at)));
     const restartAt = performance.now();
     await f.restart();
     await f.back();
@@ -344,11 +338,11 @@ async function faultsUnderLoad(): Promise<void> {
     windows.push({ phase: f.name, target, downS: (restartAt - at) / 1000, backS });
     step(`${f.name} back ${backS.toFixed(1)} s after its restart`);
     // A breath of steady load before the next fault, counted in this window.
-    await sleep(2_000);
+    await holdLoadFor(2_000);
     await billedIn(f.name);
   }
   l.phase = 'steady again';
-  await sleep(STEADY_MS / 2);
+  await holdLoadFor(STEADY_MS / 2);
   l.stop();
   step(`load stopped: ${l.requests.length} requests; waiting for the ones being sent again`);
   await until('every request answered', async () => l.pending() === 0, 90_000);
@@ -400,7 +394,7 @@ async function faultsUnderLoad(): Promise<void> {
     60_000,
   ).catch(() => undefined);
   // Settled: nothing more arrives (a reconciliation after the count matched would show now).
-  await sleep(3_000);
+  await observeFor(3_000);
   const billed = await creditsUsed();
   redis.disconnect();
   const leftUnsettled = await Promise.all(API_PORTS.map((p) => unsettled(p).catch(() => NaN)));

@@ -20,7 +20,7 @@ import {
   listeningOf,
   startCluster,
 } from '../../infra/harness/cluster-start.ts';
-import { sleep } from '../../infra/harness/wait.ts';
+import { observeFor, waitFor } from '../../infra/harness/wait.ts';
 import { DEMO_CREDENTIALS_FILE } from '../../infra/local/demo-credentials.ts';
 import { HealthResponse } from '../../shared/contract/response.ts';
 
@@ -82,11 +82,12 @@ async function checks(): Promise<void> {
   step(`scored on both nodes: ${scoreIds.join(', ')}`);
 
   for (const id of scoreIds) {
-    const until = Date.now() + 60_000;
-    while ((await clickhouseCount(id)) === 0 && Date.now() < until) await sleep(500);
+    await waitFor(`${id} in ClickHouse`, async () => (await clickhouseCount(id)) > 0, 60_000, 500).catch(
+      () => undefined,
+    );
   }
   // Exactly once: a second delivery (a redelivered batch, both sinks of the group) would show now.
-  await sleep(5_000);
+  await observeFor(5_000);
   for (const id of scoreIds) assert.equal(await clickhouseCount(id), 1, `rows of ${id} in frs.scores`);
   step('each score is in ClickHouse (Distributed frs.scores) exactly once');
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKafka, SCORES_DLQ_TOPIC } from '../../shared/clients/kafka.ts';
 import { cfg } from '../../infra/harness/fixtures.ts';
+import { observeFor } from '../../infra/harness/wait.ts';
 
 /** This thread's voluntary context switches: each is a sleep the event loop woke from. */
 const wakeUps = () =>
@@ -20,9 +21,10 @@ describe('an idle Kafka producer', () => {
     await producer.connect();
     // Every answered request (connect's metadata among them) re-armed the spinning timer.
     await producer.send({ topic: SCORES_DLQ_TOPIC, messages: [] });
-    await new Promise((r) => setTimeout(r, 200));
+    // A rate is measured over time: 200 ms for the send's last answers to land, then 2 s counted.
+    await observeFor(200);
     const before = wakeUps();
-    await new Promise((r) => setTimeout(r, 2_000));
+    await observeFor(2_000);
     const perSecond = (wakeUps() - before) / 2;
     // Spinning is ~900 a second per connection; a sleeping process wakes a few dozen times.
     expect(perSecond).toBeLessThan(200);

@@ -10,7 +10,7 @@ import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { cfg, redisAs } from '../../infra/harness/fixtures.ts';
-import { sleep, waitFor } from '../../infra/harness/wait.ts';
+import { observeFor, waitFor } from '../../infra/harness/wait.ts';
 
 const kafka = createKafka(cfg.KAFKA_BROKERS, 'frs-test-activity-idle');
 const producer = kafka.producer();
@@ -76,7 +76,8 @@ describe('the Activity feed when nobody watches', () => {
     await waitFor('the feed paused', async () => feed.isPaused, IDLE_MS + 3_000);
     const whilePaused = newScoreId(Date.now());
     await send(whilePaused);
-    await sleep(2_000);
+    // Nothing to wait for: the score must not appear while paused, watched for 2 s.
+    await observeFor(2_000);
     expect(await listed(whilePaused)).toBe(false);
     expect(feed.isPaused).toBe(true);
 

@@ -50,6 +50,22 @@ describe('npm run lint, with type information', () => {
   });
 });
 
+describe('npm run lint, function length', () => {
+  /** A function `lines` lines long as the rule counts them, plus a blank and a comment line it skips. */
+  const fn = (lines: number) =>
+    `export function f(): number {\n  let n = 0;\n\n  // why\n${'  n++;\n'.repeat(lines - 4)}  return n;\n}\n`;
+
+  it('fails on a function over 80 lines in services/ or shared/, not counting blank and comment lines', async () => {
+    expect(await rulesFired('services/api/node.ts', fn(81))).toEqual(['max-lines-per-function']);
+    expect(await rulesFired('shared/config.ts', fn(81))).toEqual(['max-lines-per-function']);
+    expect(await rulesFired('services/api/node.ts', fn(80))).toEqual([]);
+  });
+
+  it('lets a test be as long as its scenario', async () => {
+    expect(await rulesFired('services/api/metrics.test.ts', fn(200))).toEqual([]);
+  });
+});
+
 describe('npm run lint, import boundaries', () => {
   const restricted = 'no-restricted-imports';
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../infra/harness/wait.ts';
 import { PROBE_ARGS, readProbes, resetProbes } from '../../loadtest/runtime-stats.ts';
 
 // `npm run bench` names a tail's cause from this probe: a blocked loop and collected garbage show.
@@ -12,10 +12,13 @@ describe('the runtime probe the bench preloads into the API nodes', () => {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     try {
-      await sleep(300);
-      await resetProbes([child]);
-      await sleep(1500);
-      const [stats] = await readProbes([child]);
+      // Until the preloaded probe answers (a message sent before it listens is lost).
+      await waitFor('the probe to open its window', () => resetProbes([child]).then(() => true));
+      // Until the window holds a stall and a collection (the busy loop makes one every 200 ms).
+      const stats = await waitFor('a stall and a GC reported', async () => {
+        const [s] = await readProbes([child]);
+        return s!.loopDelayMaxMs >= 30 && s!.gcCount > 0 ? s : undefined;
+      });
       expect(stats!.loopDelayMaxMs).toBeGreaterThanOrEqual(30);
       expect(stats!.loopDelayP50Ms).toBeLessThan(stats!.loopDelayMaxMs);
       expect(stats!.gcCount).toBeGreaterThan(0);

@@ -167,7 +167,7 @@ export class SnapshotCache {
         this.deps.log.info({ version: loaded.version }, 'operator corrections loaded');
       return loaded;
     } catch (err) {
-      this.deps.log.warn({ err: (err as Error).message }, 'operator corrections not loaded');
+      this.deps.log.warn({ err }, 'operator corrections not loaded');
       return held;
     }
   }

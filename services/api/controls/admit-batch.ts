@@ -12,7 +12,7 @@
  *
  * An idempotent request is admitted by a script of its own: its entry and claim are its own.
  */
-import type { AdmitReply } from './controls.ts';
+import type { AdmitReply } from './admit-args.ts';
 
 /**
  * Requests per run at most: a fuller run is sent at once. A run of 200 holds Redis about 0.5 ms

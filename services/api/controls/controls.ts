@@ -4,6 +4,7 @@ import type { RedisClient } from '../../../shared/clients/redis.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../../shared/contract/request.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { Backoff } from '../../../shared/retry.ts';
 import {
   creditPeriod,
   creditsKey,
@@ -13,6 +14,7 @@ import {
   type ControlScope,
 } from '../../../shared/orgs/keyspace.ts';
 import type { Principal } from '../auth.ts';
+import { admitArgv, type AdmitArgs, type AdmitReply } from './admit-args.ts';
 import { AdmitBatch } from './admit-batch.ts';
 import { bodyFingerprint, sha256 } from './fingerprint.ts';
 import {
@@ -65,8 +67,22 @@ interface Unsettled {
   fp: string;
 }
 
-/** admit.lua's answer for one request: outcome, requests in the window, credits used[, stored body]. */
-export type AdmitReply = [string, number, number, string?];
+/** One admission as its steps read it (Controls.requestOf). */
+interface AdmissionRequest {
+  org: Principal['org'];
+  scope: ControlScope;
+  now: number;
+  /** Scoring is billed; outcomes are not. */
+  billed: boolean;
+  /** The organisation's credits key for this period. */
+  credits: string;
+  /** The idempotency entry's key, when the request sent Idempotency-Key. */
+  idemKey: string | undefined;
+  /** Names the request in its claim, the credit journal and settle.lua. */
+  token: string;
+  /** The body's fingerprint; empty without Idempotency-Key. */
+  fp: string;
+}
 
 /** What the route does next, with the headers every outcome carries. */
 export type Admission =
@@ -149,7 +165,7 @@ export class Controls implements AdmissionControl {
   private readonly uncertain = new Map<string, Unsettled>();
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private reconcileRetry: NodeJS.Timeout | undefined;
-  private reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+  private readonly reconcileBackoff = new Backoff(RECONCILE_RETRY_FIRST_MS, RECONCILE_RETRY_MAX_MS);
   private readonly waitReplicas: number;
   private readonly waitTimeoutMs: number;
   private readonly onUnreplicated: () => void;
@@ -190,74 +206,86 @@ export class Controls implements AdmissionControl {
     body: unknown,
     scope: ControlScope = 'score',
   ): Promise<Admission> {
-    const org = principal.org;
-    const now = this.now();
-    const billed = scope === 'score';
-    const credits = creditsKey(org.org_id, creditPeriod(now));
-    const idem = idempotencyHeader === undefined ? undefined : checkedIdempotencyKey(idempotencyHeader);
-    const idemKey = idem === undefined ? undefined : idempotencyKey(org.org_id, sha256(idem), scope);
-
+    const req = this.requestOf(principal, idempotencyHeader, body, scope);
     let result: AdmitReply | undefined;
     // A script that timed out may still run once Redis catches up and bill there; such a request
     // is then not billed again locally (an outage may under-bill by a few credits, never double).
     let maybeBilledInRedis = false;
-    const token = randomUUID();
-    const fp = idemKey === undefined ? '' : bodyFingerprint(body);
-    if (this.redisUsable(now)) {
-      const rate = rateKey(org.org_id, Math.floor(now / 1000), scope);
-      const limits: Args = [org.rate_rps, org.credits, org.overdraft, creditsTtlSeconds(now)];
-      const tail: Args = [this.idempotencyEntriesPerDay, billed ? '1' : '0'];
+    if (this.redisUsable(req.now)) {
       try {
-        result = idemKey
-          ? await this.redis.frsAdmitIdempotent(
-              rate,
-              credits,
-              idemKey,
-              idempotencyCountKey(org.org_id, now),
-              ...limits,
-              fp,
-              IN_PROGRESS_TTL_S,
-              token,
-              ...tail,
-              now,
-              IDEMPOTENCY_TTL_S,
-            )
-          : // No entry to claim: no fingerprint, token or clock, so the turn's requests of one
-            // window share their arguments (the window's start stands in for the clock).
-            await this.batch.admit(rate, credits, [
-              ...limits,
-              '',
-              IN_PROGRESS_TTL_S,
-              '',
-              ...tail,
-              Math.floor(now / 1000) * 1000,
-              IDEMPOTENCY_TTL_S,
-            ]);
+        result = await this.runScript(req);
       } catch (err) {
         maybeBilledInRedis = err instanceof Error && err.message === 'Command timed out';
-        this.redisFailed(now, err);
+        this.redisFailed(req.now, err);
       }
     }
     if (!result) {
       // An idempotent one is never billed on the node: its entry tells later whether its own
       // script ran, or whether another node billed the same key before dying with the answer
       // (the caller sent it again here). settle.lua bills it then, once, not guessed now.
-      const uncertain = billed && idemKey !== undefined;
-      if (uncertain) this.uncertain.set(token, { key: credits, idemKey: idemKey!, fp });
-      return await this.admitLocally(
-        principal,
-        billed ? credits : null,
-        idem !== undefined,
-        !maybeBilledInRedis && !uncertain,
-        now,
-        scope,
-        token,
-        uncertain ? token : undefined,
-      );
+      const uncertain = req.billed && req.idemKey !== undefined;
+      if (uncertain) this.uncertain.set(req.token, { key: req.credits, idemKey: req.idemKey!, fp: req.fp });
+      return await this.admitLocally(req, !maybeBilledInRedis && !uncertain, uncertain);
     }
     this.redisOk();
+    return this.answer(req, result);
+  }
 
-    const [outcome, n, used, stored] = result;
+  /** What every step of one admission reads, worked out once. */
+  private requestOf(
+    principal: Principal,
+    idempotencyHeader: string | undefined,
+    body: unknown,
+    scope: ControlScope,
+  ): AdmissionRequest {
+    const org = principal.org;
+    const now = this.now();
+    const idem = idempotencyHeader === undefined ? undefined : checkedIdempotencyKey(idempotencyHeader);
+    const idemKey = idem === undefined ? undefined : idempotencyKey(org.org_id, sha256(idem), scope);
+    return {
+      org,
+      scope,
+      now,
+      billed: scope === 'score',
+      credits: creditsKey(org.org_id, creditPeriod(now)),
+      idemKey,
+      token: randomUUID(),
+      fp: idemKey === undefined ? '' : bodyFingerprint(body),
+    };
+  }
+
+  /** admit.lua's arguments for `req`; a request without Idempotency-Key claims no entry. */
+  private scriptArgs(req: AdmissionRequest): AdmitArgs {
+    const claims = req.idemKey !== undefined;
+    return {
+      rateRps: req.org.rate_rps,
+      credits: req.org.credits,
+      overdraft: req.org.overdraft,
+      creditsTtlS: creditsTtlSeconds(req.now),
+      fingerprint: req.fp,
+      inProgressTtlS: IN_PROGRESS_TTL_S,
+      token: claims ? req.token : '',
+      idempotencyEntriesPerDay: this.idempotencyEntriesPerDay,
+      billed: req.billed,
+      // No entry to claim: no fingerprint, token or clock, so the turn's requests of one window
+      // share their arguments (the window's start stands in for the clock) and run together.
+      nowMs: claims ? req.now : Math.floor(req.now / 1000) * 1000,
+      idempotencyTtlS: IDEMPOTENCY_TTL_S,
+    };
+  }
+
+  /** One script of its own for an idempotent request; otherwise a place in the turn's run. */
+  private runScript(req: AdmissionRequest): Promise<AdmitReply> {
+    const rate = rateKey(req.org.org_id, Math.floor(req.now / 1000), req.scope);
+    const argv = admitArgv(this.scriptArgs(req));
+    if (req.idemKey === undefined) return this.batch.admit(rate, req.credits, argv);
+    const idemCount = idempotencyCountKey(req.org.org_id, req.now);
+    return this.redis.frsAdmitIdempotent(rate, req.credits, req.idemKey, idemCount, ...argv);
+  }
+
+  /** The script's outcome as the route's next step, or the refusal it throws. */
+  private async answer(req: AdmissionRequest, [outcome, n, used, stored]: AdmitReply): Promise<Admission> {
+    const { org, billed, credits, idemKey, token, fp } = req;
     this.local.observe(credits, used);
     // An idempotent admission the replica may not hold is settled later like a local one: if the
     // primary dies before replicating it, settle.lua finds no entry and bills it then; if the
@@ -301,29 +329,12 @@ export class Controls implements AdmissionControl {
           body: unpackBody(stored!),
         };
       case 'rate_limited':
-        throw rateLimited(org.rate_rps, headers, now);
+        throw rateLimited(org.rate_rps, headers, req.now);
       case 'credits_exhausted':
         throw creditsExhausted(headers);
       case 'mismatch':
-        throw new ApiError(
-          409,
-          {
-            code: 'E_IDEMPOTENCY_MISMATCH',
-            message: 'this Idempotency-Key was used with a different request body',
-            field: 'Idempotency-Key',
-          },
-          headers,
-        );
       case 'in_progress':
-        throw new ApiError(
-          409,
-          {
-            code: 'E_IDEMPOTENCY_IN_PROGRESS',
-            message: 'a request with this Idempotency-Key is still being processed; retry shortly',
-            field: 'Idempotency-Key',
-          },
-          { ...headers, 'Retry-After': '1' },
-        );
+        throw idempotencyConflict(outcome, headers);
       default:
         throw new Error(`admit.lua returned unknown outcome ${outcome}`);
     }
@@ -411,7 +422,7 @@ export class Controls implements AdmissionControl {
       .then(async () => {
         if (failed === 0) {
           this.log.info({ batches: sent }, 'credits billed during the Redis outage reconciled');
-          this.reconcileRetryMs = RECONCILE_RETRY_FIRST_MS;
+          this.reconcileBackoff.reset();
           await this.journal?.compact(() => this.unsettledCredits === 0 && !this.local.pending);
           return;
         }
@@ -466,28 +477,25 @@ export class Controls implements AdmissionControl {
    */
   private scheduleReconcileRetry(): void {
     if (this.reconcileRetry) return;
-    const delay = this.reconcileRetryMs;
-    this.reconcileRetryMs = Math.min(delay * 2, RECONCILE_RETRY_MAX_MS);
     this.reconcileRetry = setTimeout(() => {
       this.reconcileRetry = undefined;
       void this.reconcile();
-    }, delay);
+    }, this.reconcileBackoff.next());
     // Never what keeps a stopping process alive.
     this.reconcileRetry.unref();
   }
 
-  /** `credits` null: the request is not billed (outcomes). */
-  private async admitLocally(
-    principal: Principal,
-    credits: string | null,
-    idempotent: boolean,
-    bill: boolean,
-    now: number,
-    scope: ControlScope,
-    token: string,
-    uncertainToken?: string,
-  ): Promise<Admission> {
-    const org = principal.org;
+  /**
+   * Admits `req` from this node's share of the limits. `bill`: take the credit here (not when the
+   * script may have billed it in Redis already); `uncertain`: whether Redis billed it is settled
+   * later under the request's token (settle.lua).
+   */
+  private async admitLocally(req: AdmissionRequest, bill: boolean, uncertain: boolean): Promise<Admission> {
+    const { org, now, scope, token } = req;
+    // null: the request is not billed (outcomes).
+    const credits = req.billed ? req.credits : null;
+    const idempotent = req.idemKey !== undefined;
+    const uncertainToken = uncertain ? token : undefined;
     const d = this.local.admit(org, credits, now, bill, scope);
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(d.limit),
@@ -662,5 +670,28 @@ function creditsExhausted(headers: Record<string, string>): ApiError {
       message: 'credit allowance for this month is exhausted beyond the overdraft grace',
     },
     headers,
+  );
+}
+
+/** 409: the key was used with another body, or its first request is still being answered. */
+function idempotencyConflict(outcome: 'mismatch' | 'in_progress', headers: Record<string, string>): ApiError {
+  if (outcome === 'mismatch')
+    return new ApiError(
+      409,
+      {
+        code: 'E_IDEMPOTENCY_MISMATCH',
+        message: 'this Idempotency-Key was used with a different request body',
+        field: 'Idempotency-Key',
+      },
+      headers,
+    );
+  return new ApiError(
+    409,
+    {
+      code: 'E_IDEMPOTENCY_IN_PROGRESS',
+      message: 'a request with this Idempotency-Key is still being processed; retry shortly',
+      field: 'Idempotency-Key',
+    },
+    { ...headers, 'Retry-After': '1' },
   );
 }

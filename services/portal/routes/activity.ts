@@ -6,7 +6,7 @@ import {
 } from '../../../shared/audit/explain.ts';
 import { BANDS } from '../../../shared/contract/response.ts';
 import type { OrgStore } from '../../../shared/orgs/store.ts';
-import type { ActivityStore, ScoreSummary } from '../activity.ts';
+import type { ActivityStore } from '../activity.ts';
 import type { SubjectReveal } from '../subject-reveal.ts';
 import {
   activityPage,
@@ -40,94 +40,98 @@ function filterOf(req: Request): ActivityFilter {
   };
 }
 
-/** The Activity page, its live refresh, and the explain view of one score. */
-export function activityRoutes(deps: ActivityRouteDeps): Router {
-  const router = Router();
+async function usage(deps: ActivityRouteDeps, orgId: string): Promise<Usage | null> {
+  const org = await deps.orgs.getOrg(orgId);
+  if (!org) return null;
+  const [today, credits] = await Promise.all([deps.activity.today(orgId), deps.orgs.creditsUsed(orgId)]);
+  return { org, today, credits };
+}
 
-  async function usage(orgId: string): Promise<Usage | null> {
-    const org = await deps.orgs.getOrg(orgId);
-    if (!org) return null;
-    const [today, credits] = await Promise.all([deps.activity.today(orgId), deps.orgs.creditsUsed(orgId)]);
-    return { org, today, credits };
+const gone = (res: Response) =>
+  res
+    .status(404)
+    .type('html')
+    .send(messagePage('Organisation not found', 'Your organisation no longer exists.').value);
+
+/**
+ * What the page and its live refresh both show: the filtered recent scores (their subjects in
+ * clear when revealed) and the usage. Null, after answering 404, when the organisation is gone.
+ */
+async function shown(deps: ActivityRouteDeps, req: Request, res: Response) {
+  const session = sessionOf(res);
+  const f = filterOf(req);
+  deps.watched();
+  const [scores, u] = await Promise.all([
+    deps.activity.recent(session.org_id, f.band),
+    usage(deps, session.org_id),
+  ]);
+  if (!u) {
+    gone(res);
+    return null;
   }
+  const clear = f.reveal
+    ? await deps.reveal.subjects(
+        session.org_id,
+        scores.map((s) => s.score_id),
+      )
+    : undefined;
+  return { session, f, scores, u, clear };
+}
 
-  const revealed = (orgId: string, f: ActivityFilter, scores: ScoreSummary[]) =>
-    f.reveal
-      ? deps.reveal.subjects(
-          orgId,
-          scores.map((s) => s.score_id),
-        )
-      : undefined;
+async function page(deps: ActivityRouteDeps, req: Request, res: Response) {
+  const v = await shown(deps, req, res);
+  if (v) res.type('html').send(activityPage(v.session, v.scores, v.u, v.f, deps.live(), v.clear).value);
+}
 
-  const gone = (res: Response) =>
-    res
-      .status(404)
-      .type('html')
-      .send(messagePage('Organisation not found', 'Your organisation no longer exists.').value);
+/**
+ * What the page's script polls twice a second: the rows and the usage panel, as HTML; the script
+ * inserts only the rows it does not have.
+ */
+async function live(deps: ActivityRouteDeps, req: Request, res: Response) {
+  const v = await shown(deps, req, res);
+  if (v)
+    res.json({
+      rows: activityRows(v.scores, v.f, v.clear).value,
+      usage: usagePanel(v.u).value,
+      live: deps.live(),
+    });
+}
 
-  router.get('/', (_req, res) => res.redirect(303, '/activity'));
-
-  router.get('/activity', async (req, res) => {
-    const session = sessionOf(res);
-    const f = filterOf(req);
-    deps.watched();
-    const [scores, u] = await Promise.all([
-      deps.activity.recent(session.org_id, f.band),
-      usage(session.org_id),
-    ]);
-    if (!u) return gone(res);
-    const clear = await revealed(session.org_id, f, scores);
-    res.type('html').send(activityPage(session, scores, u, f, deps.live(), clear).value);
-  });
-
-  /**
-   * What the page's script polls twice a second: the rows and the usage panel, as HTML; the script
-   * inserts only the rows it does not have.
-   */
-  router.get('/activity/live', async (req, res) => {
-    const session = sessionOf(res);
-    const f = filterOf(req);
-    deps.watched();
-    const [scores, u] = await Promise.all([
-      deps.activity.recent(session.org_id, f.band),
-      usage(session.org_id),
-    ]);
-    if (!u) return gone(res);
-    const clear = await revealed(session.org_id, f, scores);
-    res.json({ rows: activityRows(scores, f, clear).value, usage: usagePanel(u).value, live: deps.live() });
-  });
-
-  router.get('/scores/:scoreId', async (req, res) => {
-    const session = sessionOf(res);
-    try {
-      const found = await findExplanation(deps.explain, session.org_id, String(req.params.scoreId));
-      if (!found)
-        return res
-          .status(404)
-          .type('html')
-          .send(
-            messagePage(
-              'Score not found',
-              'Your organisation has no such score (or it is past retention).',
-              session,
-            ).value,
-          );
-      res.type('html').send(explainPage(session, found, req.query.reveal === '1').value);
-    } catch (err) {
-      if (!(err instanceof HistoryUnavailableError)) throw err;
-      res
-        .status(503)
-        .set('Retry-After', '5')
+async function explainScore(deps: ActivityRouteDeps, req: Request, res: Response) {
+  const session = sessionOf(res);
+  try {
+    const found = await findExplanation(deps.explain, session.org_id, String(req.params.scoreId));
+    if (!found)
+      return res
+        .status(404)
         .type('html')
         .send(
           messagePage(
-            'History unavailable',
-            'Score history is unavailable right now; retry shortly.',
+            'Score not found',
+            'Your organisation has no such score (or it is past retention).',
             session,
           ).value,
         );
-    }
-  });
+    res.type('html').send(explainPage(session, found, req.query.reveal === '1').value);
+  } catch (err) {
+    if (!(err instanceof HistoryUnavailableError)) throw err;
+    res
+      .status(503)
+      .set('Retry-After', '5')
+      .type('html')
+      .send(
+        messagePage('History unavailable', 'Score history is unavailable right now; retry shortly.', session)
+          .value,
+      );
+  }
+}
 
+/** The Activity page, its live refresh, and the explain view of one score. */
+export function activityRoutes(deps: ActivityRouteDeps): Router {
+  const router = Router();
+  router.get('/', (_req, res) => res.redirect(303, '/activity'));
+  router.get('/activity', (req, res) => page(deps, req, res));
+  router.get('/activity/live', (req, res) => live(deps, req, res));
+  router.get('/scores/:scoreId', (req, res) => explainScore(deps, req, res));
   return router;
 }

@@ -101,6 +101,151 @@ function componentRow(c: ComponentResult): SafeHtml {
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
+/** The response fields the page reads; the stored response is shown as returned. */
+interface StoredResponse {
+  score?: number;
+  band?: string;
+  recommended_action?: string;
+  coverage?: string;
+  degraded_sources?: string[];
+  context_applied?: { effect: string; reason?: string; context_id?: string };
+}
+
+type Evidence = ExplainResponse['evidence'];
+
+/** The answer in words: score and band, what to do, the main reason, coverage, context, outages. */
+function outcomeCard(r: StoredResponse, primary: Evidence['primary_risk_factor']): SafeHtml {
+  return html`<section class="card outcome" id="explain-outcome">
+    <p class="big">
+      Scored <strong id="explain-score">${r.score}</strong> of 100: ${bandBadge(r.band ?? 'unknown')}.
+    </p>
+    <p id="explain-action">
+      ${ACTION_WORDS[r.recommended_action ?? ''] ?? r.recommended_action}
+      <code>${r.recommended_action}</code>
+    </p>
+    ${
+      primary
+        ? html`<p id="explain-primary">
+            Main reason: ${primary.narrative ?? lookup(REASON_CODES, primary.code) ?? primary.code}
+            <code>${primary.code}</code>
+          </p>`
+        : ''
+    }
+    <p class="hint">
+      The score ranks this subject's raw risk against the reference population (a percentile, not a
+      probability).
+      ${r.coverage ? html`Evidence coverage: ${r.coverage}${r.coverage === 'thin' ? ' (thin means unwatched, not clean)' : ''}.` : ''}
+    </p>
+    ${
+      r.context_applied && r.context_applied.effect !== 'none'
+        ? html`<p>
+            Context ${r.context_applied.context_id ?? ''}:
+            ${r.context_applied.effect.replace('_', ' ')}${r.context_applied.reason ? ` (${r.context_applied.reason})` : ''}.
+          </p>`
+        : ''
+    }
+    ${
+      r.degraded_sources?.length
+        ? html`<p class="warning">Sources that could not answer: ${r.degraded_sources.join(', ')}.</p>`
+        : ''
+    }
+  </section>`;
+}
+
+function summaryList(e: Explanation): SafeHtml {
+  return html`<dl class="usage" id="explain-summary">
+    <div>
+      <dt>Scored at</dt>
+      <dd>${when(e.scored_at)}</dd>
+    </div>
+    <div>
+      <dt>Score version</dt>
+      <dd>${e.score_version}</dd>
+    </div>
+    <div>
+      <dt>Kept until</dt>
+      <dd>${when(e.retained_until)}</dd>
+    </div>
+  </dl>`;
+}
+
+function componentsTable(ev: Evidence | undefined): SafeHtml {
+  return html`<h2>Components</h2>
+    <div class="table-scroll" tabindex="0" role="region" aria-label="Components (scrolls sideways)">
+      <table id="explain-components">
+        <caption class="hint">
+          Each component's verdict and the raw-risk points it added; the score ranks their sum.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Component</th>
+            <th scope="col">Verdict</th>
+            <th scope="col" class="num">Points</th>
+            <th scope="col">What it means</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            ev?.components.length
+              ? ev.components.map(componentRow)
+              : html`<tr>
+                  <td colspan="4" class="muted">No components recorded.</td>
+                </tr>`
+          }
+        </tbody>
+      </table>
+    </div>`;
+}
+
+/** The evidence beyond the components, each section only when the record has it. */
+function evidenceSections(ev: Evidence | undefined): SafeHtml {
+  return html`${
+    ev?.subject
+      ? html`<h2>Subject resolution</h2>
+          <div class="resolutions">
+            ${resolutionList('Phone number', 'explain-phone', ev.subject.phone_number)}
+            ${resolutionList('IP address', 'explain-ip', ev.subject.ip_address)}
+          </div>
+          ${asDataAttribution(ev.subject.ip_address)}`
+      : ''
+  }
+  ${
+    ev?.benign_exclusions?.length
+      ? html`<h2>Checked and not held against the subject</h2>
+          <ul id="explain-benign">
+            ${ev.benign_exclusions.map(
+              (b) => html`<li>${lookup(BENIGN_EXCLUSIONS, b) ?? b} <code>${b}</code></li>`,
+            )}
+          </ul>`
+      : ''
+  }
+  ${
+    ev?.services?.length
+      ? html`<h2>Named services</h2>
+          <ul id="explain-services">
+            ${ev.services.map((s) => html`<li><strong>${s.name}</strong> (read by ${s.component})</li>`)}
+          </ul>`
+      : ''
+  }`;
+}
+
+function rawRecord(e: Explanation): SafeHtml {
+  return html`<h2>Raw record</h2>
+    <p class="hint">The same record as <code>GET /v1/explain/${e.score_id}</code>.</p>
+    <details>
+      <summary>Evidence (JSON)</summary>
+      <pre id="explain-evidence" tabindex="0">${pretty(e.evidence)}</pre>
+    </details>
+    <details>
+      <summary>Response as returned (JSON)</summary>
+      <pre id="explain-response" tabindex="0">${pretty(e.response)}</pre>
+    </details>
+    <details>
+      <summary>Request as sent (JSON)</summary>
+      <pre id="explain-request" tabindex="0">${pretty(e.request)}</pre>
+    </details>`;
+}
+
 /**
  * One score's record in words: the outcome, each component as a row explained from the reason-code
  * registry, the subject resolution, benign exclusions and named services; the raw record behind a
@@ -112,17 +257,8 @@ export function explainPage(
   reveal: boolean,
 ): SafeHtml {
   const e = reveal ? record : maskExplanation(record);
-  const r = e.response as {
-    score?: number;
-    band?: string;
-    recommended_action?: string;
-    coverage?: string;
-    degraded_sources?: string[];
-    context_applied?: { effect: string; reason?: string; context_id?: string };
-  };
   const parsed = ExplainResponse.shape.evidence.safeParse(e.evidence);
   const ev = parsed.success ? parsed.data : undefined;
-  const primary = ev?.primary_risk_factor;
   return layout(
     `Score ${e.score_id}`,
     html`<p class="actions">
@@ -131,122 +267,8 @@ export function explainPage(
           >${reveal ? 'Mask subject' : 'Reveal subject'}</a
         >
       </p>
-      <section class="card outcome" id="explain-outcome">
-        <p class="big">
-          Scored <strong id="explain-score">${r.score}</strong> of 100: ${bandBadge(r.band ?? 'unknown')}.
-        </p>
-        <p id="explain-action">
-          ${ACTION_WORDS[r.recommended_action ?? ''] ?? r.recommended_action}
-          <code>${r.recommended_action}</code>
-        </p>
-        ${
-          primary
-            ? html`<p id="explain-primary">
-                Main reason: ${primary.narrative ?? lookup(REASON_CODES, primary.code) ?? primary.code}
-                <code>${primary.code}</code>
-              </p>`
-            : ''
-        }
-        <p class="hint">
-          The score ranks this subject's raw risk against the reference population (a percentile, not a
-          probability).
-          ${r.coverage ? html`Evidence coverage: ${r.coverage}${r.coverage === 'thin' ? ' (thin means unwatched, not clean)' : ''}.` : ''}
-        </p>
-        ${
-          r.context_applied && r.context_applied.effect !== 'none'
-            ? html`<p>
-                Context ${r.context_applied.context_id ?? ''}:
-                ${r.context_applied.effect.replace('_', ' ')}${r.context_applied.reason ? ` (${r.context_applied.reason})` : ''}.
-              </p>`
-            : ''
-        }
-        ${
-          r.degraded_sources?.length
-            ? html`<p class="warning">Sources that could not answer: ${r.degraded_sources.join(', ')}.</p>`
-            : ''
-        }
-      </section>
-      <dl class="usage" id="explain-summary">
-        <div>
-          <dt>Scored at</dt>
-          <dd>${when(e.scored_at)}</dd>
-        </div>
-        <div>
-          <dt>Score version</dt>
-          <dd>${e.score_version}</dd>
-        </div>
-        <div>
-          <dt>Kept until</dt>
-          <dd>${when(e.retained_until)}</dd>
-        </div>
-      </dl>
-      <h2>Components</h2>
-      <div class="table-scroll" tabindex="0" role="region" aria-label="Components (scrolls sideways)">
-        <table id="explain-components">
-          <caption class="hint">
-            Each component's verdict and the raw-risk points it added; the score ranks their sum.
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Component</th>
-              <th scope="col">Verdict</th>
-              <th scope="col" class="num">Points</th>
-              <th scope="col">What it means</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              ev?.components.length
-                ? ev.components.map(componentRow)
-                : html`<tr>
-                    <td colspan="4" class="muted">No components recorded.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-      </div>
-      ${
-        ev?.subject
-          ? html`<h2>Subject resolution</h2>
-              <div class="resolutions">
-                ${resolutionList('Phone number', 'explain-phone', ev.subject.phone_number)}
-                ${resolutionList('IP address', 'explain-ip', ev.subject.ip_address)}
-              </div>
-              ${asDataAttribution(ev.subject.ip_address)}`
-          : ''
-      }
-      ${
-        ev?.benign_exclusions?.length
-          ? html`<h2>Checked and not held against the subject</h2>
-              <ul id="explain-benign">
-                ${ev.benign_exclusions.map(
-                  (b) => html`<li>${lookup(BENIGN_EXCLUSIONS, b) ?? b} <code>${b}</code></li>`,
-                )}
-              </ul>`
-          : ''
-      }
-      ${
-        ev?.services?.length
-          ? html`<h2>Named services</h2>
-              <ul id="explain-services">
-                ${ev.services.map((s) => html`<li><strong>${s.name}</strong> (read by ${s.component})</li>`)}
-              </ul>`
-          : ''
-      }
-      <h2>Raw record</h2>
-      <p class="hint">The same record as <code>GET /v1/explain/${e.score_id}</code>.</p>
-      <details>
-        <summary>Evidence (JSON)</summary>
-        <pre id="explain-evidence" tabindex="0">${pretty(e.evidence)}</pre>
-      </details>
-      <details>
-        <summary>Response as returned (JSON)</summary>
-        <pre id="explain-response" tabindex="0">${pretty(e.response)}</pre>
-      </details>
-      <details>
-        <summary>Request as sent (JSON)</summary>
-        <pre id="explain-request" tabindex="0">${pretty(e.request)}</pre>
-      </details>`,
+      ${outcomeCard(e.response as StoredResponse, ev?.primary_risk_factor)} ${summaryList(e)}
+      ${componentsTable(ev)} ${evidenceSections(ev)} ${rawRecord(e)}`,
     session,
   );
 }

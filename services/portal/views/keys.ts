@@ -120,83 +120,86 @@ function firstUse(apiUrl: string): SafeHtml {
   </section>`;
 }
 
+function keyRow(k: KeyRecord, lastUsed: Map<string, number>): SafeHtml {
+  const st = statusOf(k);
+  const name = k.label || k.key_id;
+  return html`<tr data-key-id="${k.key_id}" class="${k.status}">
+    <td>${k.label || html`<span class="muted">(no label)</span>`}</td>
+    <td>
+      <code>${k.hint ? `${API_KEY_PREFIX}${k.hint}…` : '—'}</code>
+      <code class="hint block">${k.key_id}</code>
+    </td>
+    <td>${when(k.created_at)}</td>
+    <td class="last-used">${when(lastUsed.get(k.key_id))}</td>
+    <td class="status" data-status="${st.word}">
+      ${st.until !== undefined ? html`ends ${when(st.until)}` : st.word}
+    </td>
+    <td class="row-actions">
+      ${
+        k.status === 'active'
+          ? html`${
+                st.until === undefined
+                  ? html`<a href="/keys/${k.key_id}/roll" class="roll"
+                      >Roll<span class="visually-hidden"> ${name}</span></a
+                    >`
+                  : ''
+              }
+              <a class="danger" href="/keys/${k.key_id}/revoke"
+                >Revoke<span class="visually-hidden"> ${name}</span></a
+              >`
+          : ''
+      }
+    </td>
+  </tr>`;
+}
+
+function createForm(csrf: string, errors: FormError[], typed: string | undefined): SafeHtml {
+  return html`<form method="post" action="/keys" class="card inline-form" novalidate>
+    <input type="hidden" name="_csrf" value="${csrf}" />
+    <div class="field">
+      <label for="label">Label</label>
+      ${fieldError(errors, 'label')}
+      <input
+        id="label"
+        name="label"
+        maxlength="64"
+        placeholder="e.g. checkout service"
+        value="${typed ?? ''}"
+        ${invalidAttrs(errors, 'label')}
+      />
+    </div>
+    <button type="submit">Create key</button>
+  </form>`;
+}
+
+function keysTable(v: KeysView, sort: KeySort): SafeHtml {
+  if (!v.keys.length) return html``;
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Keys (scrolls sideways)">
+    <table id="keys">
+      <thead>
+        <tr>
+          ${sortHeader('label', sort)}
+          <th scope="col">Key</th>
+          ${sortHeader('created', sort)} ${sortHeader('last_used', sort)} ${sortHeader('status', sort)}
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${sortKeys(v.keys, v.lastUsed, sort).map((k) => keyRow(k, v.lastUsed))}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 export function keysPage(session: Session & { orgName?: string }, v: KeysView): SafeHtml {
   const errors: FormError[] = v.error ? [{ field: v.field?.name, text: v.error }] : [];
   const active = v.keys.filter((k) => k.status === 'active').length;
   const sort = v.sort ?? { by: 'created', dir: 'desc' };
-  const rows = sortKeys(v.keys, v.lastUsed, sort).map((k) => {
-    const st = statusOf(k);
-    const name = k.label || k.key_id;
-    return html`<tr data-key-id="${k.key_id}" class="${k.status}">
-      <td>${k.label || html`<span class="muted">(no label)</span>`}</td>
-      <td>
-        <code>${k.hint ? `${API_KEY_PREFIX}${k.hint}…` : '—'}</code>
-        <code class="hint block">${k.key_id}</code>
-      </td>
-      <td>${when(k.created_at)}</td>
-      <td class="last-used">${when(v.lastUsed.get(k.key_id))}</td>
-      <td class="status" data-status="${st.word}">
-        ${st.until !== undefined ? html`ends ${when(st.until)}` : st.word}
-      </td>
-      <td class="row-actions">
-        ${
-          k.status === 'active'
-            ? html`${
-                  st.until === undefined
-                    ? html`<a href="/keys/${k.key_id}/roll" class="roll"
-                        >Roll<span class="visually-hidden"> ${name}</span></a
-                      >`
-                    : ''
-                }
-                <a class="danger" href="/keys/${k.key_id}/revoke"
-                  >Revoke<span class="visually-hidden"> ${name}</span></a
-                >`
-            : ''
-        }
-      </td>
-    </tr>`;
-  });
   return layout(
     'API keys',
     html`${v.notice ? html`<p class="notice" role="status">${v.notice}</p>` : ''}
       ${v.created ? createdPanel(v.created, v.apiUrl) : ''} ${v.keys.length === 0 ? firstUse(v.apiUrl) : ''}
-      ${errorSummary(errors)}
-      <form method="post" action="/keys" class="card inline-form" novalidate>
-        <input type="hidden" name="_csrf" value="${session.csrf}" />
-        <div class="field">
-          <label for="label">Label</label>
-          ${fieldError(errors, 'label')}
-          <input
-            id="label"
-            name="label"
-            maxlength="64"
-            placeholder="e.g. checkout service"
-            value="${v.field?.value ?? ''}"
-            ${invalidAttrs(errors, 'label')}
-          />
-        </div>
-        <button type="submit">Create key</button>
-      </form>
-      ${
-        v.keys.length
-          ? html`<div class="table-scroll" tabindex="0" role="region" aria-label="Keys (scrolls sideways)">
-              <table id="keys">
-                <thead>
-                  <tr>
-                    ${sortHeader('label', sort)}
-                    <th scope="col">Key</th>
-                    ${sortHeader('created', sort)} ${sortHeader('last_used', sort)}
-                    ${sortHeader('status', sort)}
-                    <th scope="col"><span class="visually-hidden">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>`
-          : ''
-      }
+      ${errorSummary(errors)} ${createForm(session.csrf, errors, v.field?.value)} ${keysTable(v, sort)}
       <p class="hint" id="keys-active">${num(active)} of at most ${num(v.maxActive)} active keys.</p>
       <p class="hint">"Last used" is updated by the API nodes about once a minute.</p>`,
     session,
