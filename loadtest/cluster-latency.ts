@@ -7,6 +7,8 @@
  *
  * - the caller's p50/p99 (first send to answer) and the API nodes' own p50/p99 for POST /v1/score
  *   (their request histogram: the time inside Node once a request is parsed);
+ * - the audit path: from a score to its record durable (Kafka acknowledged, or the journal fsynced
+ *   when Kafka is slower), which a 200 waits for;
  * - the API nodes' event-loop delay p99 (prom-client's monitor): a node waiting for a core;
  * - the Redis side per admission: scripts run, their mean execution time on the server, `WAIT`s
  *   sent and the MOVED/ASK redirections the servers answered (INFO commandstats and errorstats of
@@ -108,14 +110,15 @@ function redisTotals(ports: number[]): Map<string, number> {
   return sum;
 }
 
-/** Bucket counts of the API's POST /v1/score 200 histogram, summed over the nodes. */
-async function scoreBuckets(): Promise<Map<number, number>> {
+/** Bucket counts of one histogram of the API nodes, summed over them, for series whose labels match. */
+async function buckets(metric: string, match: (labels: string) => boolean): Promise<Map<number, number>> {
   const sum = new Map<number, number>();
+  const re = new RegExp(`^${metric}_bucket\\{([^}]*)\\} (\\d+)`, 'gm');
   for (const port of API_PORTS) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    for (const m of text.matchAll(/^frs_http_request_duration_seconds_bucket\{([^}]*)\} (\d+)/gm)) {
+    for (const m of text.matchAll(re)) {
       const labels = m[1]!;
-      if (!labels.includes('route="/v1/score"') || !labels.includes('status="200"')) continue;
+      if (!match(labels)) continue;
       const le = /le="([^"]+)"/.exec(labels)![1]!;
       const bound = le === '+Inf' ? Infinity : Number(le);
       sum.set(bound, (sum.get(bound) ?? 0) + Number(m[2]));
@@ -123,6 +126,14 @@ async function scoreBuckets(): Promise<Map<number, number>> {
   }
   return sum;
 }
+/** POST /v1/score answered 200: the time inside the node. */
+const scoreBuckets = () =>
+  buckets(
+    'frs_http_request_duration_seconds',
+    (l) => l.includes('route="/v1/score"') && l.includes('status="200"'),
+  );
+/** From a score to its audit record durable (Kafka acknowledged or journal fsynced): a 200 waits for it. */
+const durableBuckets = () => buckets('frs_audit_durable_seconds', () => true);
 
 /** The quantile of a cumulative histogram difference, interpolated inside its bucket (ms). */
 function histogramQuantile(before: Map<number, number>, after: Map<number, number>, p: number): number {
@@ -175,6 +186,7 @@ interface Result {
   bad: number;
   client: [number, number];
   server: [number, number];
+  durable: [number, number];
   loopP99: number[];
   perScore: Map<string, number>;
   coresBusy: number;
@@ -255,8 +267,9 @@ async function measure(topology: TopologyName): Promise<Result> {
     await sleep(WARM_S * 1000);
     load.phase = 'measured';
     const ports = REDIS_PORTS[topology];
-    const [buckets0, redis0, procs0, machine0] = [
+    const [buckets0, durable0, redis0, procs0, machine0] = [
       await scoreBuckets(),
+      await durableBuckets(),
       redisTotals(ports),
       processTicks(),
       machineTicks(),
@@ -267,8 +280,9 @@ async function measure(topology: TopologyName): Promise<Result> {
     await sleep(MEASURE_S * 1000);
     stop.done = true;
     load.phase = 'after';
-    const [buckets1, redis1, procs1, machine1, loop] = [
+    const [buckets1, durable1, redis1, procs1, machine1, loop] = [
       await scoreBuckets(),
+      await durableBuckets(),
       redisTotals(ports),
       processTicks(),
       machineTicks(),
@@ -293,6 +307,7 @@ async function measure(topology: TopologyName): Promise<Result> {
       bad: measured.length - ok.length,
       client: [quantile(ms, 0.5), quantile(ms, 0.99)],
       server: [histogramQuantile(buckets0, buckets1, 0.5), histogramQuantile(buckets0, buckets1, 0.99)],
+      durable: [histogramQuantile(durable0, durable1, 0.5), histogramQuantile(durable0, durable1, 0.99)],
       loopP99: loop,
       perScore,
       coresBusy:
@@ -324,6 +339,7 @@ Scores at ${RATE}/s, open loop, ${MEASURE_S} s measured after ${WARM_S} s (${new
 | 200s in the window (other answers) | ${results.map((r) => `${r.ok} (${r.bad})`).join(' | ')} | |
 | caller p50 / p99 ms | ${results.map((r) => `${f(r.client[0])} / ${f(r.client[1])}`).join(' | ')} | ${f(results[1]!.client[0] / results[0]!.client[0], 2)}x / ${f(results[1]!.client[1] / results[0]!.client[1], 2)}x |
 | API node p50 / p99 ms (its histogram) | ${results.map((r) => `${f(r.server[0])} / ${f(r.server[1])}`).join(' | ')} | |
+| audit record durable p50 / p99 ms (a 200 waits for it) | ${results.map((r) => `${f(r.durable[0])} / ${f(r.durable[1])}`).join(' | ')} | |
 | API event-loop delay p99 ms (each node) | ${results.map((r) => r.loopP99.map((x) => f(x)).join(', ')).join(' | ')} | |
 | Redis PING round trip p50 / p99 ms | ${results.map((r) => `${f(r.ping[0], 2)} / ${f(r.ping[1], 2)}`).join(' | ')} | |
 | controls scripts per score, mean µs on the server | ${results.map((r) => `${f(r.scripts / r.ok, 2)}, ${f(r.scriptUs)}`).join(' | ')} | |
