@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
 import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
+import type { ComponentResult as EngineComponent, ResolvedSubject } from '../scoring/result-types.ts';
 import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS } from '../vocabulary/score-terms.ts';
 
 // The score's vocabulary is part of what the contract publishes: importers of the response
@@ -116,6 +117,21 @@ export const ScoreResponse = z
 export type ScoreResponse = z.infer<typeof ScoreResponse>;
 export type ComponentResult = z.infer<typeof Component>;
 export type SubjectResolutionT = z.infer<typeof SubjectResolution>;
+
+// The engine declares these shapes below the contract (scoring/result-types.ts); the compiler
+// fails here when a field is added to or dropped from either side only.
+// Types are compared both ways, and field names too (an optional field on one side only would
+// still be assignable).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Alike<A, B> = Same<A, B> extends true ? Same<keyof A, keyof B> : false;
+type Part<T, K extends keyof T> = NonNullable<T[K]>;
+const _sameComponent: Alike<ComponentResult, EngineComponent> = true;
+const _sameResolution: Alike<SubjectResolutionT, ResolvedSubject> = true;
+const _samePhone: Alike<
+  Part<SubjectResolutionT, 'phone_number'>,
+  Part<ResolvedSubject, 'phone_number'>
+> = true;
+const _sameIp: Alike<Part<SubjectResolutionT, 'ip_address'>, Part<ResolvedSubject, 'ip_address'>> = true;
 
 /** How many reputation reports counted for a score, and where they came from; never who made them. */
 export const ReputationReports = z
