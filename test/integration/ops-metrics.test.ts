@@ -231,7 +231,10 @@ describe('refresher metrics and health', () => {
             x.labels.capability !== 'ip_tor_exit' &&
             (sample(m, 'frs_refresher_runs_total', { task: x.labels.capability! }) ?? 0) >= 1,
         );
-        return ok && (sample(m, 'frs_refresher_failures_total', { task: 'ip_tor_exit' }) ?? 0) >= 1
+        // Both runs' durations too: a run is counted before its duration is observed.
+        return ok &&
+          (sample(m, 'frs_refresher_failures_total', { task: 'ip_tor_exit' }) ?? 0) >= 1 &&
+          total(m, 'frs_refresher_run_duration_seconds_count') >= 2
           ? m
           : undefined;
       },

@@ -3,12 +3,20 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPortal, type PortalNode } from '../helpers/portal.ts';
 
-/** Resolves with what the server sent and when it closed, measured from `start`. */
+/**
+ * Resolves with what the server sent and when it closed, measured from `start`. A reset counts as
+ * closed (a client still writing after the server closed gets one): `events.once` would reject on
+ * it. `answered()` tells a trickling writer to stop once the server has spoken, so its next write
+ * does not draw that reset before the answer is read.
+ */
 function closedAfter(socket: ReturnType<typeof connect>, start: number) {
   let got = '';
   socket.setEncoding('utf8').on('data', (d: string) => (got += d));
   socket.on('error', () => undefined);
-  return once(socket, 'close').then(() => ({ got, afterMs: Date.now() - start }));
+  const closed = new Promise<{ got: string; afterMs: number }>((resolve) =>
+    socket.once('close', () => resolve({ got, afterMs: Date.now() - start })),
+  );
+  return Object.assign(closed, { answered: () => got.length > 0 });
 }
 
 describe('the portal HTTP server', () => {
@@ -40,7 +48,7 @@ describe('the portal HTTP server', () => {
       ...Array.from({ length: 30 }, (_, i) => `X-Slow-${i}: y\r\n`),
     ];
     const trickle = setInterval(() => {
-      if (!socket.destroyed) socket.write(lines.shift() ?? 'X-More: y\r\n');
+      if (!socket.destroyed && !closed.answered()) socket.write(lines.shift() ?? 'X-More: y\r\n');
     }, 300);
     try {
       const { got, afterMs } = await closed;
@@ -69,7 +77,7 @@ describe('the portal HTTP server', () => {
     socket.write(
       'POST /signin HTTP/1.1\r\nHost: portal\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=',
     );
-    const trickle = setInterval(() => !socket.destroyed && socket.write('a'), 300);
+    const trickle = setInterval(() => !socket.destroyed && !closed.answered() && socket.write('a'), 300);
     try {
       const { got, afterMs } = await closed;
       expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
