@@ -5,7 +5,9 @@
  * broker and a ClickHouse server of its own (infra/harness/private-stack.ts: a fresh broker and an
  * empty database, and no other tenant's traffic in their CPU) and the running stack's two Redis
  * servers; SYSTEM_SHARED=1 uses the running stack's Kafka and ClickHouse instead (the sink with
- * a consumer group of its own set to the topic's end, the portal with a group of its own). It
+ * a consumer group of its own set to the topic's end). SYSTEM_WATCHERS Activity pages (default
+ * 1) are open throughout: each polls the portal's /activity/live twice a second, as the page
+ * does (loadtest/activity-watcher.ts, not counted), so the portal is measured as it is used. It
  * finds the API nodes' closed-loop saturation with k6, runs one unmeasured step (the fresh JVM
  * and Node processes compile their hot paths), then offers fixed rates (SYSTEM_FRACTIONS
  * of it, default ¼ and ½, or SYSTEM_RATES='100,200' req/s) in SYSTEM_ROUNDS rounds (default 3)
@@ -22,9 +24,11 @@
  * starved machine) are not errors: every figure is per score served, and the achieved rate and
  * the dropped iterations are in the table. Otherwise writes loadtest/results/system.md and
  * docs/performance/system-cost.svg (SYSTEM_OUT=<name>: <name>.md and <name>-cost.svg).
- * SYSTEM_COMPARE_PORTAL=<checkout>: a second portal from another checkout (its own group) consumes
- * the same scores, for a before/after of the portal in one run.
+ * SYSTEM_COMPARE_PORTAL=<checkout>: a second portal from another checkout (a PORTAL_GROUP of its
+ * own, for a checkout whose portal consumes scores.v1 itself) runs beside it, watched the same
+ * way, for a before/after of the portal in one run.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +37,9 @@ import { createKafka, SCORES_TOPIC } from '../shared/clients/kafka.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
+import { UserStore } from '../shared/portal/users.ts';
+import { SESSION_COOKIE } from '../services/portal/sessions.ts';
+import { completeSetup, cookiePair } from '../infra/harness/portal-setup.ts';
 import {
   freePort,
   spawnService,
@@ -61,6 +68,7 @@ const ROUNDS = Number(process.env.SYSTEM_ROUNDS ?? 3);
 const FRACTIONS = (process.env.SYSTEM_FRACTIONS ?? '0.25,0.5').split(',').map(Number);
 const FIXED_RATES = process.env.SYSTEM_RATES?.split(',').map(Number);
 const COMPARE_PORTAL = process.env.SYSTEM_COMPARE_PORTAL;
+const WATCHERS = Number(process.env.SYSTEM_WATCHERS ?? 1);
 /**
  * SYSTEM_SERVICES_ROOT=<checkout>: every service runs from that checkout instead (its entry points
  * are spawned by relative path), for a whole system before a change against after it.
@@ -110,6 +118,8 @@ const groups: string[] = [];
 const roles: Role[] = [];
 let apiKey = '';
 let orgId = '';
+let setupTokens: string[] = [];
+const watchers: ChildProcess[] = [];
 let sinkGroup = '';
 let saturation = 0;
 const idle = new Map<string, number>();
@@ -133,6 +143,13 @@ async function setUp(): Promise<void> {
     });
     orgId = org.org_id;
     apiKey = (await store.createKey(org.org_id)).api_key;
+    // One portal user per portal watched (a setup link signs in once).
+    const users = new UserStore(redis);
+    setupTokens = await Promise.all(
+      [0, 1].map(
+        async (i) => (await users.create(org.org_id, `bench-${process.pid}-${i}@example.test`)).setupToken,
+      ),
+    );
   } finally {
     redis.disconnect();
   }
@@ -154,18 +171,19 @@ async function setUp(): Promise<void> {
   };
   apis = await Promise.all(['system-api-1', 'system-api-2'].map((id) => startApi({ ...env, NODE_ID: id })));
   services.push(...apis);
-  const sink = startSink({ ...env, AUDIT_SINK_GROUP: sinkGroup });
+  const sink = startSink({ ...env, AUDIT_SINK_GROUP: sinkGroup, AUDIT_SINK_ACTIVITY: 'true' });
   const refresher = spawnService('services/refresher/main.ts', env);
-  groups.push(sinkGroup, `${sinkGroup}-ledger`, `frs-bench-system-portal-${process.pid}`);
-  const portal = await startPortal(env, groups[2]!, SERVICES_ROOT ?? ROOT);
+  groups.push(sinkGroup, `${sinkGroup}-ledger`);
+  const portal = await startPortal(env, SERVICES_ROOT ?? ROOT);
+  await watch(portal.url, setupTokens[0]!);
   services.push(sink, refresher, portal);
-  // The portal serves no request here: the feed is what is measured, and what every score costs.
   const pidOf = (s: Service) => () => (s.proc.pid ? [s.proc.pid] : []);
   apis.forEach((a, i) => roles.push({ name: `API node ${i + 1}`, pids: pidOf(a), service: a }));
   roles.push({ name: 'portal', pids: pidOf(portal), service: portal });
   if (COMPARE_PORTAL) {
     groups.push(`frs-bench-system-portal-compare-${process.pid}`);
-    const before = await startPortal(env, groups.at(-1)!, COMPARE_PORTAL);
+    const before = await startPortal({ ...env, PORTAL_GROUP: groups.at(-1)! }, COMPARE_PORTAL);
+    await watch(before.url, setupTokens[1]!);
     services.push(before);
     roles.push({ name: `portal (${COMPARE_PORTAL})`, pids: pidOf(before), service: before, beside: true });
   }
@@ -182,19 +200,15 @@ async function setUp(): Promise<void> {
     if (pids.length === 0) throw new Error(`${name} (${url}) is not running: start the stack first`);
     roles.push({ name, pids: () => pids });
   }
-  // The sink and portal have joined their groups once they answer readyz; the sink has no port
-  // here, so give its group a moment before any score is counted.
+  // The sink has no port here to answer readyz: give its group a moment before any score is
+  // counted (the warm-up step comes first anyway).
   await sleep(5_000);
 }
 
-/** A portal of this checkout (or `root`'s), ready once its feed has joined and fetched. */
-async function startPortal(env: Record<string, string>, group: string, root = ROOT): Promise<Service> {
+/** A portal of this checkout (or `root`'s), once it answers readyz. */
+async function startPortal(env: Record<string, string>, root = ROOT): Promise<Service & { url: string }> {
   const port = await freePort();
-  const portal = spawnService(join(root, 'services/portal/main.ts'), {
-    ...env,
-    PORTAL_PORT: String(port),
-    PORTAL_GROUP: group,
-  });
+  const portal = spawnService(join(root, 'services/portal/main.ts'), { ...env, PORTAL_PORT: String(port) });
   await waitFor(
     'portal /readyz',
     async () => {
@@ -203,10 +217,27 @@ async function startPortal(env: Record<string, string>, group: string, root = RO
     },
     90_000,
   );
-  return portal;
+  return { ...portal, url: `http://127.0.0.1:${port}` };
+}
+
+/** SYSTEM_WATCHERS open Activity pages on `portalUrl`, signed in with the setup link's token. */
+async function watch(portalUrl: string, setupToken: string): Promise<void> {
+  if (WATCHERS === 0) return;
+  const res = await completeSetup(portalUrl, setupToken, `bench system password ${process.pid}`);
+  const cookie = cookiePair(res, SESSION_COOKIE);
+  if (res.status !== 303 || !cookie) throw new Error(`portal setup answered ${res.status}`);
+  for (let i = 0; i < WATCHERS; i++)
+    watchers.push(
+      spawn(process.execPath, [join(ROOT, 'loadtest/activity-watcher.ts')], {
+        env: { ...process.env, PORTAL_URL: portalUrl, COOKIE: cookie },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
+    );
 }
 
 function assertAlive(): void {
+  for (const w of watchers)
+    if (w.exitCode !== null) throw new Error('an Activity watcher stopped: the portal answered an error');
   for (const r of roles)
     if (r.service && (r.service.proc.exitCode !== null || r.service.proc.signalCode !== null))
       throw new Error(`${r.name} exited during the run:\n${r.service.output().slice(-2000)}`);
@@ -256,7 +287,7 @@ async function step(rate: number): Promise<Measurement> {
   expectedRows += s.requests;
   // The window closes once the sink wrote every score: the consumers' work is inside it.
   await waitFor('the sink to write the step', async () => (await rowsWritten()) >= expectedRows, 20_000, 250);
-  await sleep(1_000); // the portal's last fetch and Redis write
+  await sleep(1_000); // the sink's Activity write of the last batch
   const after = cpuByRole();
   const machineAfter = machineTicks();
   const seconds = (performance.now() - startedAt) / 1000;
@@ -341,7 +372,8 @@ function report(): void {
   const head = `| process | idle CPU (ms/s) | ${results.map((r) => `CPU per score at ${r.label}, µs`).join(' | ')} |`;
   const lines = [
     `System cost per score, ${date} UTC, services of ${SERVICES_ROOT ?? 'this checkout'}, ${SHARED ? "the running stack's Kafka and ClickHouse (shared)" : 'a Kafka broker and ClickHouse server of its own'}: ${ROUNDS} rounds of ${DURATION_S} s per rate, median (min–max); ` +
-      (FIXED_RATES ? 'fixed rates.' : `API saturation ${saturation.toFixed(0)} req/s (64 VUs, closed loop).`),
+      (FIXED_RATES ? 'fixed rates' : `API saturation ${saturation.toFixed(0)} req/s (64 VUs, closed loop)`) +
+      `; ${WATCHERS} Activity page(s) open on each portal throughout (polling twice a second).`,
     '',
     head,
     `|---|---:|${results.map(() => '---:|').join('')}`,
@@ -393,6 +425,7 @@ function report(): void {
 }
 
 async function cleanUp(): Promise<void> {
+  for (const w of watchers) w.kill('SIGTERM');
   await Promise.all(services.map((s) => s.stop().catch(() => null)));
   if (priv) return priv.down();
   if (groups.length === 0) return;

@@ -132,6 +132,15 @@ export const envSchema = z.object({
   /** Consumer group of the audit sink; every sink process of one deployment shares it. */
   AUDIT_SINK_GROUP: z.string().min(1).default('frs-audit-sink'),
   /**
+   * Whether this sink group also keeps the portal's Activity lists and day counts in Redis. One
+   * group of a deployment does; a second group (a replay into another database, a test's sink)
+   * sets false, or every score would be counted once per group.
+   */
+  AUDIT_SINK_ACTIVITY: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
    * Key prefix of the refresher's BullMQ queues; separates deployments sharing one Redis. On a
    * Redis Cluster it must be a hash tag (`{frs}`): BullMQ's scripts touch many keys of a queue.
    */

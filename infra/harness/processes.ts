@@ -109,6 +109,35 @@ export async function startApi(env: Record<string, string> = {}): Promise<ApiNod
   return { ...svc, url, port };
 }
 
+/**
+ * A sink process. Tests run several sink groups side by side on one stack, so a sink feeds the
+ * portal's Activity only when asked (AUDIT_SINK_ACTIVITY: 'true'): two feeding groups would count
+ * each score twice.
+ */
 export function startSink(env: Record<string, string> = {}): Service {
-  return spawnService('services/audit-sink/main.ts', env);
+  return spawnService('services/audit-sink/main.ts', { AUDIT_SINK_ACTIVITY: 'false', ...env });
+}
+
+/**
+ * A sink that feeds the portal's Activity page, once its consumer joined its group (its /readyz):
+ * for a test that times how soon a score reaches the page. A sink that exits first fails at once.
+ */
+export async function startActivitySink(env: Record<string, string> = {}): Promise<Service> {
+  const port = await freePort();
+  const svc = startSink({ AUDIT_SINK_ACTIVITY: 'true', AUDIT_SINK_METRICS_PORT: String(port), ...env });
+  const ready = new AbortController();
+  const died = once(svc.proc, 'exit', { signal: ready.signal }).then(
+    ([code]) => Promise.reject(new Error(`sink exited (${String(code)}) before it was ready`)),
+    () => new Promise<never>(() => undefined),
+  );
+  const joined = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+  try {
+    await Promise.race([waitFor('sink /readyz', joined, 90_000), died]);
+  } catch (err) {
+    await svc.stop('SIGKILL');
+    throw new Error(`${String(err)}\n${svc.output()}`, { cause: err });
+  } finally {
+    ready.abort();
+  }
+  return svc;
 }

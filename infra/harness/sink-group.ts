@@ -21,13 +21,6 @@ export async function sinkGroupAtEnd(prefix = 'frs-test-sink'): Promise<{ AUDIT_
   return { AUDIT_SINK_GROUP: group };
 }
 
-/** Env for `startPortal`: a new PORTAL_GROUP whose Activity consumer reads only the scores that come next. */
-export async function portalGroupAtEnd(prefix = 'frs-test-portal'): Promise<{ PORTAL_GROUP: string }> {
-  const group = `${prefix}-${randomUUID()}`;
-  await groupsAtEnd([[group, SCORES_TOPIC]]);
-  return { PORTAL_GROUP: group };
-}
-
 /** Commits each group's offsets on its topic at the topic's current end. */
 async function groupsAtEnd(pairs: [groupId: string, topic: string][]): Promise<void> {
   const admin = createKafka(loadConfig().KAFKA_BROKERS, 'frs-test-group-at-end').admin();

@@ -17,6 +17,7 @@ import { LedgerTrust } from './ledger-trust.ts';
 import { ScoresProgress } from './scores-progress.ts';
 import { ConsumerState, registerLagMetric, withInsertMetrics } from './metrics.ts';
 import { AuditSink } from './sink.ts';
+import { ActivityWriter } from './activity.ts';
 
 /** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
 export const SINK_STOP_DEADLINE_MS = 10_000;
@@ -32,6 +33,7 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         ...kafkaSecurity(cfg),
         retry: { retries: 1_000_000, maxRetryTime: 5_000 },
       });
+      const activity = cfg.AUDIT_SINK_ACTIVITY ? activityWriter(cfg, log, resources) : undefined;
       const sink = resources.add(
         'workers',
         'kafka consumer',
@@ -42,6 +44,7 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
           // Compressed bytes: 1 MiB of gzipped batches is a few thousand rows.
           minBytes: 1024 * 1024,
           maxWaitMs: 1_000,
+          ...(activity && { onScores: (records) => activity.write(records) }),
         }),
         (s) => s.stop(),
       );
@@ -69,6 +72,20 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
     },
     stop: () => resources.closeAll(log, Date.now() + SINK_STOP_DEADLINE_MS),
   };
+}
+
+/** The portal's Activity lists and day counts, written from the sink's batches (activity.ts). */
+function activityWriter(cfg: Config, log: Logger, resources: Resources): ActivityWriter {
+  const redis = resources.add(
+    'clients',
+    'activity redis',
+    // Fail fast: a Redis that is away costs the page some scores, never the pipeline a wait.
+    createRedis(durableRedis(cfg), { connectionName: 'frs-sink-activity', failFast: true, log }),
+    (r) => r.disconnect(),
+  );
+  const writer = new ActivityWriter(redis, log);
+  writer.start();
+  return resources.add('workers', 'activity writer', writer, (w) => w.stop());
 }
 
 /**

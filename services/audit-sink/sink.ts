@@ -28,6 +28,11 @@ export interface SinkOptions {
    */
   minBytes: number;
   maxWaitMs: number;
+  /**
+   * Handed each batch's decoded score records before they are inserted, and not awaited: the
+   * portal's Activity feed (activity.ts) rides on the sink's decode instead of a consumer of its own.
+   */
+  onScores?: (records: AuditRecordEnvelope[]) => void;
 }
 
 /** The row of `scores` an audit record becomes (column comments live in the migration). */
@@ -139,6 +144,8 @@ export interface SinkStream {
   dlq: string;
   row: (message: KafkaMessage) => { ok: true; row: object; record: unknown } | { ok: false; reason: string };
   derived?: { table: string; rows: (records: unknown[]) => object[] };
+  /** Sees the batch's decoded records once, before the insert (SinkOptions.onScores). */
+  observe?: (records: unknown[]) => void;
 }
 
 function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
@@ -208,6 +215,7 @@ export class AuditSink {
           table: `${db}.scored_subjects`,
           rows: (records) => scoredSubjectRows(records as AuditRecordEnvelope[]),
         },
+        ...(opts.onScores && { observe: opts.onScores as (records: unknown[]) => void }),
       },
       [OUTCOMES_TOPIC]: {
         table: `${db}.outcomes`,
@@ -243,6 +251,7 @@ export class AuditSink {
       if (d.ok) rows.push({ row: { ...d.row, inserted_at: insertedAt }, record: d.record, message });
       else bad.push({ message, reason: d.reason, stage: 'decode' });
     }
+    stream.observe?.(rows.map((r) => r.record));
     await this.deadLetter(batch.topic, batch.partition, bad);
 
     const backoff = new Backoff(100, this.opts.maxBackoffMs);

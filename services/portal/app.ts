@@ -29,8 +29,6 @@ export interface PortalAppDeps {
   activity: ActivityStore;
   explain: ExplainSources;
   reveal: ActivityRouteDeps['reveal'];
-  live: () => boolean;
-  watched: () => void;
   ready: () => boolean;
   /** Express `trust proxy` (PORTAL_TRUST_PROXY; false = none). */
   trustProxy: TrustProxy;

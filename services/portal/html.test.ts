@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { html } from './html.ts';
-import { maskSubjectValue } from './views/subject-mask.ts';
+import { maskSubjectValue } from '../../shared/portal/subject-mask.ts';
 
 describe('html', () => {
   it('escapes every interpolated value, nested arrays included, and keeps html fragments', () => {

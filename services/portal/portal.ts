@@ -1,12 +1,11 @@
 /**
- * The portal built from config: clients, stores, the score-stream consumer and the HTTP app,
+ * The portal built from config: clients, stores and the HTTP app,
  * each registered in one `Resources` so stop closes everything once, in order, within
  * PORTAL_STOP_DEADLINE_MS. `main.ts` only wires signals to `start` and `stop`.
  */
 import { once } from 'node:events';
 import { ScoreHistory } from '../../shared/audit/history.ts';
 import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
-import { createKafka, kafkaSecurity } from '../../shared/clients/kafka.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
@@ -16,7 +15,7 @@ import { UserStore } from '../../shared/portal/users.ts';
 import { ExplainCache } from '../../shared/audit/explain-cache.ts';
 import { HistoryLookups } from '../../shared/audit/history-lookups.ts';
 import { logClientErrors } from '../../shared/http-client-errors.ts';
-import { ActivityFeed, ActivityStore } from './activity.ts';
+import { ActivityStore } from './activity.ts';
 import { buildPortalApp, type PortalAppDeps } from './app.ts';
 import type { PortalConfig } from '../../shared/portal/config.ts';
 import { FlashStore } from './flash.ts';
@@ -25,16 +24,14 @@ import { SessionStore } from './sessions.ts';
 import { SigninLimit } from './signin-limit.ts';
 import { SubjectReveal } from './subject-reveal.ts';
 import { createPortalMetrics, type PortalMetrics } from './metrics.ts';
-import { retry } from '../../shared/retry.ts';
 import type { RedisClient } from '../../shared/clients/redis.ts';
 import type { Express } from 'express';
 
-/** Pages answer quickly; the consumer leaves its group; nothing is buffered. */
+/** Pages answer quickly; nothing is buffered. */
 export const PORTAL_STOP_DEADLINE_MS = 10_000;
 
 export function createPortal(cfg: PortalConfig, log: Logger): Service {
   const resources = new Resources();
-  let stopping = false;
 
   return {
     async start() {
@@ -44,28 +41,10 @@ export function createPortal(cfg: PortalConfig, log: Logger): Service {
         createRedis(durableRedis(cfg), { connectionName: 'frs-portal' }),
         (r) => r.disconnect(),
       );
-      const feed = resources.add(
-        'workers',
-        'activity consumer',
-        new ActivityFeed({
-          kafka: createKafka(cfg.KAFKA_BROKERS, 'frs-portal', kafkaSecurity(cfg)),
-          groupId: cfg.PORTAL_GROUP,
-          redis,
-          log,
-        }),
-        (f) => f.stop(),
-      );
-      const app = buildPortalApp(portalAppDeps(cfg, log, resources, redis, feed));
+      const app = buildPortalApp(portalAppDeps(cfg, log, resources, redis));
       await listen(cfg, app, resources, log);
-      // Kafka may be down at boot: the pages work meanwhile and the feed joins once it is back.
-      void retry(() => feed.start(), {
-        firstMs: 2_000,
-        keepGoing: () => !stopping,
-        onFailure: (err) => log.warn({ err }, 'activity feed not connected yet; retrying'),
-      });
     },
     stop() {
-      stopping = true;
       return resources.closeAll(log, Date.now() + PORTAL_STOP_DEADLINE_MS);
     },
   };
@@ -77,7 +56,6 @@ function portalAppDeps(
   log: Logger,
   resources: Resources,
   redis: RedisClient,
-  feed: ActivityFeed,
 ): PortalAppDeps {
   // The explain copies, read exactly as the API reads them.
   const redisExplain = resources.add(
@@ -95,6 +73,7 @@ function portalAppDeps(
   );
   const explainCopies = new ExplainCache(redisExplain, log);
   const metrics = createPortalMetrics();
+  const activity = new ActivityStore(redis);
   return {
     log,
     users: new UserStore(redis),
@@ -102,7 +81,7 @@ function portalAppDeps(
     flash: new FlashStore(redis),
     limit: signinLimit(cfg, redis, metrics, log),
     orgs,
-    activity: new ActivityStore(redis),
+    activity,
     explain: {
       recent: explainCopies,
       history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE, clusterReplicas(cfg, resources)),
@@ -110,9 +89,7 @@ function portalAppDeps(
       acquire: (org) => lookups.acquire(org),
     },
     reveal: new SubjectReveal({ recent: explainCopies, ch, database: cfg.CLICKHOUSE_DATABASE, log }),
-    live: () => feed.ready,
-    watched: () => feed.watched(),
-    ready: () => feed.ready && redis.status === 'ready',
+    ready: () => redis.status === 'ready',
     trustProxy: cfg.PORTAL_TRUST_PROXY,
     apiUrl: cfg.PORTAL_API_URL,
     portalUrl: cfg.PORTAL_URL,

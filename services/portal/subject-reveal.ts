@@ -5,7 +5,7 @@ import { quote, quoteIdent } from '../../shared/clients/sql.ts';
 import { readRows } from '../../shared/clickhouse/rows.ts';
 import { scoreIdTime } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { ScoreSummary } from './activity-summary.ts';
+import type { ScoreSummary } from '../../shared/portal/activity.ts';
 
 type Subject = ScoreSummary['subject'];
 

@@ -55,8 +55,6 @@ export const portalSchema = z.object({
   PORTAL_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8090'),
   /** The API's public address, as the portal's `curl` examples show it. */
   PORTAL_API_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
-  /** Kafka consumer group of the Activity feed; every portal process of a deployment shares it. */
-  PORTAL_GROUP: z.string().min(1).default('frs-portal'),
   /**
    * Express `trust proxy`: set it when a TLS-terminating proxy is in front, so `X-Forwarded-Proto`
    * marks cookies Secure and sign-in limits count the client's address from `X-Forwarded-For`.

@@ -29,8 +29,8 @@ export const signinAttemptsKey = (
 ) => `frs:portal:signin:${kind}:${whoDigest}:${window}`;
 /**
  * The latest scores of an organisation (JSON summaries, newest pushed first, bounded). The
- * organisation in braces is a hash tag: the Activity feed writes this and the day's counts of
- * one organisation in one transaction, on one slot of a Redis Cluster.
+ * organisation in braces is a hash tag: the audit sink writes this and the day's counts of one
+ * organisation in one transaction, on one slot of a Redis Cluster (shared/portal/activity.ts).
  */
 export const recentScoresKey = (orgId: string) => `frs:portal:recent:{${orgId}}`;
 /** Scores and band mix of an organisation on one UTC day (`YYYY-MM-DD`). */

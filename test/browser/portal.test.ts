@@ -6,7 +6,8 @@ import { launchChromium } from '../helpers/browser.ts';
 import { checkPage, PHONE_WIDTH } from '../helpers/page-checks.ts';
 import { admin, scoreCall } from '../../infra/harness/fixtures.ts';
 import { postSignin, signinForm, startPortal, type PortalNode } from '../helpers/portal.ts';
-import { startApi, type ApiNode } from '../../infra/harness/processes.ts';
+import { startActivitySink, startApi, type ApiNode, type Service } from '../../infra/harness/processes.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 import { observeFor, untilTime, waitFor } from '../../infra/harness/wait.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -58,14 +59,16 @@ describe('the portal in headless Chromium, against real API nodes and the score 
   let browser: Browser;
   let apis: ApiNode[] = [];
   let portal: PortalNode;
+  let sink: Service;
 
   beforeAll(async () => {
+    // The audit sink keeps the Activity page, in a group of its own at the end of scores.v1.
+    sink = await startActivitySink(await sinkGroupAtEnd());
     // Two API nodes: a revocation must reach every node. Last-used times flush every 0.5 s here.
     apis = await Promise.all(
       ['portal-api-1', 'portal-api-2'].map((id) => startApi({ NODE_ID: id, KEY_USAGE_FLUSH_S: '0.5' })),
     );
     portal = await startPortal({
-      PORTAL_GROUP: `frs-portal-test-${Date.now()}`,
       PORTAL_SIGNIN_MAX_PER_EMAIL: '5',
       PORTAL_SIGNIN_MAX_PER_IP: '12',
       PORTAL_SIGNIN_MAX_PER_IP_EMAIL: '5',
@@ -80,6 +83,7 @@ describe('the portal in headless Chromium, against real API nodes and the score 
   afterAll(async () => {
     await browser?.close();
     await portal?.stop();
+    await sink?.stop();
     await Promise.all(apis.map((a) => a.stop()));
   });
 

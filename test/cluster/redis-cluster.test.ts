@@ -30,7 +30,8 @@ import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 import { completeSetup, newPortalUser, startPortal, type PortalNode } from '../helpers/portal.ts';
 import { keySlot, SlotRecorder } from '../helpers/slot-recorder.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
-import { portalGroupAtEnd } from '../../infra/harness/sink-group.ts';
+import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
+import { startSink, type Service } from '../../infra/harness/processes.ts';
 
 const BASE = 7100;
 const SCRIPT = 'infra/local/redis-cluster.sh';
@@ -67,6 +68,7 @@ describe('Redis Cluster', () => {
   };
   let node: InProcessNode | undefined;
   let portal: PortalNode | undefined;
+  let sink: Service | undefined;
 
   beforeAll(() => {
     execFileSync('bash', [SCRIPT, 'up'], { env: scriptEnv, stdio: 'ignore' });
@@ -75,6 +77,7 @@ describe('Redis Cluster', () => {
   afterAll(async () => {
     recorder.uninstall();
     await portal?.stop();
+    await sink?.stop();
     await node?.stop();
     for (const c of clients) c.disconnect();
     execFileSync('bash', [SCRIPT, 'down'], { env: scriptEnv, stdio: 'ignore' });
@@ -206,14 +209,15 @@ describe('Redis Cluster', () => {
     expect((await limit.take('a@example.test', '192.0.2.1')).ok).toBe(false);
     const adminClient = as('admin');
     const user = await newPortalUser(adminClient);
-    portal = await startPortal({ ...clusterEnv, ...(await portalGroupAtEnd('frs-test-cluster-portal')) });
+    portal = await startPortal(clusterEnv);
+    // The sink keeps Activity: its own group, at the end of scores.v1, writing to the cluster.
+    sink = startSink({ ...clusterEnv, ...(await sinkGroupAtEnd()), AUDIT_SINK_ACTIVITY: 'true' });
     expect((await completeSetup(portal.url, user.setupToken, 'a long cluster password 1')).status).toBe(303);
     const portalKey = await admin.createKey(user.orgId);
     expect((await scoreCall(node.url, portalKey.api_key, body)).status).toBe(200);
     const activity = new ActivityStore(as('portal'));
-    // The portal's Activity consumer joins a group of its own, at the end of scores.v1: it neither
-    // waits for earlier runs' dead members nor reads their backlog first. The join still takes a
-    // rebalance on a loaded machine.
+    // The sink's group starts at the end of scores.v1: it neither waits for earlier runs' dead
+    // members nor reads their backlog first. The join still takes a rebalance on a loaded machine.
     await waitFor('activity row', async () => (await activity.recent(user.orgId)).length === 1, 75_000);
 
     // Every multi-key command, script and transaction this process sent stayed in one slot.

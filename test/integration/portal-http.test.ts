@@ -25,7 +25,6 @@ describe('the portal HTTP server', () => {
 
   beforeAll(async () => {
     portal = await startPortal({
-      PORTAL_GROUP: `frs-portal-http-${Date.now()}`,
       HTTP_HEADERS_TIMEOUT_MS: '1000',
       HTTP_REQUEST_TIMEOUT_MS: '2000',
     });

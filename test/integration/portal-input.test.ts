@@ -26,7 +26,7 @@ describe('portal forms refuse input they would otherwise change', () => {
   let csrf: string;
 
   beforeAll(async () => {
-    portal = await startPortal({ PORTAL_GROUP: `frs-portal-input-${Date.now()}` });
+    portal = await startPortal();
     const user = await newPortalUser(r);
     ({ orgId, email } = user);
     session = cookiePair(await completeSetup(portal.url, user.setupToken, PASSWORD), 'frs_session')!;

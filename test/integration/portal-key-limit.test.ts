@@ -16,7 +16,7 @@ describe(`at most ${MAX_ACTIVE_KEYS} active keys per organisation`, () => {
   const orgs = new OrgStore(r);
 
   beforeAll(async () => {
-    portal = await startPortal({ PORTAL_GROUP: `frs-portal-keys-${Date.now()}` });
+    portal = await startPortal();
   });
 
   /** Organisations made here: their hundreds of keys are revoked and deleted afterwards. */

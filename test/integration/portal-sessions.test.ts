@@ -25,7 +25,6 @@ describe('a password set ends every other session and setup link; one setup link
 
   beforeAll(async () => {
     portal = await startPortal({
-      PORTAL_GROUP: `frs-portal-sessions-${Date.now()}`,
       PORTAL_TRUST_PROXY: 'loopback',
     });
   });

@@ -35,7 +35,6 @@ describe('sign-in limit under parallel attempts', () => {
 
   beforeAll(async () => {
     portal = await startPortal({
-      PORTAL_GROUP: `frs-portal-signin-${Date.now()}`,
       PORTAL_TRUST_PROXY: 'loopback',
       PORTAL_SIGNIN_MAX_PER_EMAIL: String(MAX_PER_EMAIL),
       PORTAL_SIGNIN_MAX_PER_IP: String(MAX_PER_IP),

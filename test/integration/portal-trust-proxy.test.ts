@@ -34,11 +34,10 @@ describe('PORTAL_TRUST_PROXY: Secure cookies behind a TLS-terminating proxy', ()
   let direct: PortalNode;
 
   beforeAll(async () => {
-    const group = `frs-portal-proxy-${Date.now()}`;
     [trusting, direct] = await Promise.all([
-      startPortal({ PORTAL_GROUP: group, PORTAL_TRUST_PROXY: 'loopback' }),
+      startPortal({ PORTAL_TRUST_PROXY: 'loopback' }),
       // A window of its own length, so its counts meet only other runs of this test.
-      startPortal({ PORTAL_GROUP: group, PORTAL_SIGNIN_MAX_PER_IP: '3', PORTAL_SIGNIN_WINDOW_S: '60' }),
+      startPortal({ PORTAL_SIGNIN_MAX_PER_IP: '3', PORTAL_SIGNIN_WINDOW_S: '60' }),
     ]);
   });
 

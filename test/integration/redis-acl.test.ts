@@ -18,10 +18,20 @@ import { KeyUsage } from '../../services/api/key-usage.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { CorrectionStore, loadCorrections, parseCorrection } from '../../shared/capabilities/corrections.ts';
-import { newOutcomeId } from '../../shared/ids.ts';
+import { newOutcomeId, newScoreId } from '../../shared/ids.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
-import { legacyUserByEmailKey, sessionKey, userByEmailKey } from '../../shared/portal/keyspace.ts';
+import {
+  dailyUsageKey,
+  legacyUserByEmailKey,
+  recentScoresKey,
+  sessionKey,
+  userByEmailKey,
+} from '../../shared/portal/keyspace.ts';
+import { ActivityWriter } from '../../services/audit-sink/activity.ts';
+import { ActivityStore } from '../../services/portal/activity.ts';
+import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
+
 import { UserStore } from '../../shared/portal/users.ts';
 import { scoreCall } from '../../infra/harness/fixtures.ts';
 import { scrape, sample } from '../helpers/metrics.ts';
@@ -74,6 +84,30 @@ async function aclServer(dir: string, template: string): Promise<{ port: number;
     }
   });
   return { port, proc };
+}
+
+/** A score record of `org` as the sink has it once decoded (fixture). */
+function activityRecord(org: string): AuditRecordEnvelope {
+  const id = newScoreId(Date.now());
+  return AuditRecordEnvelope.parse({
+    v: 1,
+    score_id: id,
+    org_id: org,
+    tier: 'assess',
+    scored_at_ms: Date.now(),
+    node_id: 'n1',
+    latency_ms: 3,
+    request: { subject: { ip_address: '81.2.69.142' } },
+    response: {
+      score_id: id,
+      score_version: '2026.12.3',
+      score: 12,
+      band: 'minimal',
+      recommended_action: 'allow',
+      degraded_sources: [],
+    },
+    evidence: {},
+  });
 }
 
 describe('Redis ACL users of the compose deployment', () => {
@@ -284,7 +318,10 @@ describe('Redis ACL users of the compose deployment', () => {
     await expect(store.revokeKey(created.key_id)).resolves.toBe(true);
     await expect(store.creditsUsed(org.org_id)).resolves.toMatchObject({ used: 0 });
     await portal.set(sessionKey('s'), '{}', 'EX', 60);
-    await portal.lpush(`frs:portal:recent:${org.org_id}`, '{}');
+    // Activity is the sink's to write (below); the portal reads it.
+    await expect(portal.lrange(recentScoresKey(org.org_id), 0, -1)).resolves.toEqual([]);
+    await expect(portal.lpush(recentScoresKey(org.org_id), '{}')).rejects.toThrow(NOPERM);
+    await expect(portal.hincrby(dailyUsageKey(org.org_id, '2026-11-27'), 'total', 1)).rejects.toThrow(NOPERM);
     // Credits are read for the usage panel, never written; rate windows and idempotency entries are not its.
     await expect(portal.incr(`frs:credits:{${org.org_id}}:${month}`)).rejects.toThrow(NOPERM);
     await expect(portal.get(`frs:rl:{${org.org_id}}:1`)).rejects.toThrow(NOPERM);
@@ -310,6 +347,18 @@ describe('Redis ACL users of the compose deployment', () => {
     await expect(votes.withdraw('0'.repeat(32), vote.orgId, vote.outcomeId)).resolves.toEqual({
       withdrawn: true,
     });
+    // The portal's Activity lists, day counts and feed marker, as ActivityWriter writes them.
+    const org = `org_acl_${Date.now()}`;
+    const writer = new ActivityWriter(sink, createLogger('test', 'silent'));
+    writer.start();
+    writer.stop();
+    writer.write([activityRecord(org)]);
+    const store = new ActivityStore(as.portal());
+    await waitFor('the sink wrote Activity', async () => (await store.recent(org)).length === 1, 5_000);
+    expect(writer.failed).toBe(0);
+    expect((await store.today(org)).total).toBe(1);
+    expect(await store.live()).toBe(true);
+    await expect(sink.lrange(sessionKey('s'), 0, -1)).rejects.toThrow(NOPERM);
     await expect(sink.hset('frs:cap:ledger-reports:counts', 'abc', '1')).rejects.toThrow(NOPERM);
     await expect(sink.set(digestKey('f'.repeat(64)), 'org_x')).rejects.toThrow(NOPERM);
     await expect(sink.get('frs:org:org_x')).rejects.toThrow(NOPERM);

@@ -200,7 +200,7 @@ describe('docker-compose.yml', () => {
       refresher: { redis: 'frs-refresher', clickhouse: 'frs_refresher' },
       setup: { kafka: 'admin', clickhouse: 'frs_admin' },
       admin: { redis: 'frs-admin', kafka: 'admin', clickhouse: 'frs_admin' },
-      portal: { redis: 'frs-portal', explain: 'frs-portal', kafka: 'frs-portal', clickhouse: 'frs_portal' },
+      portal: { redis: 'frs-portal', explain: 'frs-portal', clickhouse: 'frs_portal' },
     };
     for (const [name, expected] of Object.entries(users)) {
       const svc = compose.services[name]!;

@@ -4,8 +4,8 @@
 #   frs-api   writes audit records to scores.v1 and outcome records to outcomes.v1
 #   frs-sink  reads scores.v1 and outcomes.v1 in its consumer group (and reads the group's
 #             offsets for its lag metric), writes refused records to the two .dlq topics, and
-#             reads outcomes.v1 in the ledger learner's group (<group>-ledger)
-#   frs-portal reads scores.v1 in its own group (live activity)
+#             reads outcomes.v1 in the ledger learner's group (<group>-ledger); the portal
+#             has no Kafka user (its Activity page reads what the sink keeps in Redis)
 # `admin` (a super user) creates topics and these ACLs.
 # KAFKA_ACLS names the kafka-acls command (the broker image's by default).
 set -eu
@@ -27,6 +27,4 @@ acl --allow-principal User:frs-sink --operation Write --operation Describe --top
 acl --allow-principal User:frs-sink --operation IdempotentWrite --cluster
 acl --allow-principal User:frs-sink --operation Read --operation Describe --group "${AUDIT_SINK_GROUP:-frs-audit-sink}"
 acl --allow-principal User:frs-sink --operation Read --operation Describe --group "${AUDIT_SINK_GROUP:-frs-audit-sink}-ledger"
-acl --allow-principal User:frs-portal --operation Read --operation Describe --topic scores.v1
-acl --allow-principal User:frs-portal --operation Read --operation Describe --group "${PORTAL_GROUP:-frs-portal}"
 echo "kafka ACLs in place"

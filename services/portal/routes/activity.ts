@@ -26,10 +26,6 @@ export interface ActivityRouteDeps {
   explain: ExplainSources;
   /** The shown rows' subjects in clear, for "Reveal subjects" (the feed keeps them masked). */
   reveal: Pick<SubjectReveal, 'subjects'>;
-  /** Whether the score-stream consumer is connected. */
-  live: () => boolean;
-  /** Someone looks at Activity: the feed consumes while this is called (see ActivityFeed). */
-  watched: () => void;
 }
 
 function filterOf(req: Request): ActivityFilter {
@@ -60,10 +56,10 @@ const gone = (res: Response) =>
 async function shown(deps: ActivityRouteDeps, req: Request, res: Response) {
   const session = sessionOf(res);
   const f = filterOf(req);
-  deps.watched();
-  const [scores, u] = await Promise.all([
+  const [scores, u, live] = await Promise.all([
     deps.activity.recent(session.org_id, f.band),
     usage(deps, session.org_id),
+    deps.activity.live(),
   ]);
   if (!u) {
     gone(res);
@@ -75,12 +71,12 @@ async function shown(deps: ActivityRouteDeps, req: Request, res: Response) {
         scores.map((s) => s.score_id),
       )
     : undefined;
-  return { session, f, scores, u, clear };
+  return { session, f, scores, u, clear, live };
 }
 
 async function page(deps: ActivityRouteDeps, req: Request, res: Response) {
   const v = await shown(deps, req, res);
-  if (v) res.type('html').send(activityPage(v.session, v.scores, v.u, v.f, deps.live(), v.clear).value);
+  if (v) res.type('html').send(activityPage(v.session, v.scores, v.u, v.f, v.live, v.clear).value);
 }
 
 /**
@@ -93,7 +89,7 @@ async function live(deps: ActivityRouteDeps, req: Request, res: Response) {
     res.json({
       rows: activityRows(v.scores, v.f, v.clear).value,
       usage: usagePanel(v.u).value,
-      live: deps.live(),
+      live: v.live,
     });
 }
 

@@ -113,7 +113,7 @@ if (table) {
         usage.innerHTML = data.usage;
         localiseTimes(usage);
       }
-      say(data.live ? 'Live: new scores appear as they happen.' : 'Waiting for the score stream.');
+      say(data.live ? 'Live: new scores appear as they happen.' : 'Waiting for the audit pipeline.');
     } catch {
       say('Connection lost; retrying.');
     }

@@ -1,12 +1,13 @@
 import { BANDS } from '../../../shared/contract/response.ts';
 import type { Org } from '../../../shared/orgs/store.ts';
-import type { DayUsage, ScoreSummary } from '../activity.ts';
+import type { ScoreSummary } from '../../../shared/portal/activity.ts';
+import type { DayUsage } from '../activity.ts';
 import { creditsBar, hourlyChart } from './usage-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
 import { num, when } from './format.ts';
 import { layout } from './layout.ts';
-import { maskSubjectValue } from './subject-mask.ts';
+import { maskSubjectValue } from '../../../shared/portal/subject-mask.ts';
 import { bandBadge } from './band.ts';
 
 /**
@@ -128,10 +129,16 @@ export function activityPage(
         >
         <button type="submit">Apply</button>
       </form>
-      ${live ? '' : html`<p class="warning">The live feed is not connected to the score stream yet; new scores appear once it is.</p>`}
+      ${
+        live
+          ? ''
+          : html`<p class="warning">
+              The audit pipeline has not reported for a while; new scores appear once it is back.
+            </p>`
+      }
       <div class="live-bar">
         <p id="live-status" role="status">
-          ${live ? 'Live: new scores appear as they happen.' : 'Waiting for the score stream.'}
+          ${live ? 'Live: new scores appear as they happen.' : 'Waiting for the audit pipeline.'}
         </p>
         <button type="button" id="live-toggle" aria-pressed="false" hidden>Pause updates</button>
       </div>

@@ -1,17 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import type { Explanation } from '../../../shared/audit/explain.ts';
-
-type SubjectKind = 'phone_number' | 'ip_address';
-
-/** Phone numbers keep their first 3 and last 2 characters, IPs their first group. */
-export function maskSubjectValue(kind: SubjectKind, v: string): string {
-  if (kind === 'ip_address') {
-    if (v.includes(':')) return `${v.split(':')[0]}:••••`;
-    return `${v.split('.')[0]}.•.•.•`;
-  }
-  return v.length <= 5 ? '•'.repeat(v.length) : `${v.slice(0, 3)}${'•'.repeat(v.length - 5)}${v.slice(-2)}`;
-}
+import { maskSubjectValue } from '../../../shared/portal/subject-mask.ts';
 
 /** Digits alone shorter than this are not searched for: they would match inside unrelated values. */
 const MIN_BARE_DIGITS = 7;
