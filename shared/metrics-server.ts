@@ -8,6 +8,19 @@ import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, register as defaultRegistry, type Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
 
+/**
+ * How often the event-loop lag histogram samples, in ms. prom-client's default of 10 ms wakes the
+ * process 100 times a second: 6-7 ms of CPU a second per process on this VM class, idle or not,
+ * which at 50 scores a second was about 300 µs of every score across the system's processes. At
+ * 100 ms a stall of 100 ms or more is always seen and a shorter one in proportion to its length.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
+/** The process metrics every service exports (CPU, memory, event-loop lag, GC, handles), on `registry`. */
+export function processMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+}
+
 export interface MetricsServerOptions {
   port: number;
   host: string;
@@ -23,8 +36,7 @@ const PATHS = new Set(['/metrics', '/livez', '/readyz']);
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<Server> {
   const registry = opts.registry ?? defaultRegistry;
   // Process metrics (CPU, memory, event-loop lag, GC) like the API's; registered once per registry.
-  if (!registry.getSingleMetric('process_cpu_user_seconds_total'))
-    collectDefaultMetrics({ register: registry });
+  if (!registry.getSingleMetric('process_cpu_user_seconds_total')) processMetrics(registry);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const json = (status: number, body: unknown) => {

@@ -4,7 +4,8 @@
  * refresh failures, breaker state, audit buffer depth).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { processMetrics } from '../../shared/metrics-server.ts';
 import type { AuditCounters, DurableLane } from './audit-publisher.ts';
 import { PUBLISHER_STATES, type PublisherState } from './audit-publisher-state.ts';
 import type { CapabilityHealth } from './capabilities/health.ts';
@@ -168,7 +169,7 @@ export class ApiMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    processMetrics(this.registry);
     this.duration = new Histogram({
       name: 'frs_http_request_duration_seconds',
       help: 'HTTP request latency by route and status',

@@ -3,7 +3,8 @@
  * served at /metrics on the portal port under the API's access rule (METRICS_TOKEN, else
  * loopback only).
  */
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
+import { processMetrics } from '../../shared/metrics-server.ts';
 
 export interface PortalMetrics {
   registry: Registry;
@@ -13,7 +14,7 @@ export interface PortalMetrics {
 
 export function createPortalMetrics(): PortalMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  processMetrics(registry);
   return {
     registry,
     signinAccountTripped: new Counter({
