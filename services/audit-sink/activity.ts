@@ -12,7 +12,7 @@ import {
   utcDay,
   type ScoreSummary,
 } from '../../shared/portal/activity.ts';
-import { dailyUsageKey, recentScoresKey } from '../../shared/portal/keyspace.ts';
+import { dailyUsageKey, recentScoresKey, recentSeqKey } from '../../shared/portal/keyspace.ts';
 import { maskSubjectValue } from '../../shared/portal/subject-mask.ts';
 
 /**
@@ -151,6 +151,8 @@ export class ActivityWriter {
         return tx
           .ltrim(recentScoresKey(org), 0, RECENT_MAX - 1)
           .expire(recentScoresKey(org), RECENT_TTL_S)
+          .incrby(recentSeqKey(org), b.lines.length)
+          .expire(recentSeqKey(org), RECENT_TTL_S)
           .exec();
       }),
     );

@@ -1,6 +1,38 @@
+import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../shared/clients/redis.ts';
 import { FEED_ALIVE_KEY, RECENT_MAX, utcDay, type ScoreSummary } from '../../shared/portal/activity.ts';
-import { dailyUsageKey, recentScoresKey } from '../../shared/portal/keyspace.ts';
+import { dailyUsageKey, recentScoresKey, recentSeqKey } from '../../shared/portal/keyspace.ts';
+
+/** Rows the page shows. */
+export const ACTIVITY_ROWS = 100;
+
+/** What ActivityStore.read answers. */
+export interface RecentScores {
+  seq: number;
+  full: boolean;
+  scores: ScoreSummary[];
+}
+
+/**
+ * KEYS: the list, its push count. ARGV: the count the page has seen (-1: none), RECENT_MAX.
+ * Reads the count and the entries pushed since in one step, so no push falls between the two.
+ * Run with EVALSHA_RO: the portal's user may only read these keys, and Redis holds EVAL to write
+ * permission on every key it names. The shebang declares the script read-only, which _RO needs.
+ */
+const SINCE = `#!lua flags=no-writes
+local now = tonumber(redis.call('GET', KEYS[2]) or '0')
+local seen = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+local n = now - seen
+local full = 0
+if seen < 0 or n < 0 or n > max then
+  n = max
+  full = 1
+end
+if n == 0 then return {now, full, {}} end
+return {now, full, redis.call('LRANGE', KEYS[1], 0, n - 1)}`;
+
+const SINCE_SHA = createHash('sha1').update(SINCE).digest('hex');
 
 /** One UTC day of an organisation's scores; `hours[h][band]` counts hour h (0-23). */
 export interface DayUsage {
@@ -30,18 +62,36 @@ export class ActivityStore {
     }
   }
 
-  /** Newest first, duplicates dropped, optionally one band only. */
-  async recent(orgId: string, band?: string, limit = 100): Promise<ScoreSummary[]> {
-    const raw = await this.redis.lrange(recentScoresKey(orgId), 0, RECENT_MAX - 1);
+  /**
+   * The organisation's latest scores, newest first, duplicates dropped, optionally one band only,
+   * with the list's count of pushes (`seq`). Given the `seq` a page already has, only the scores
+   * pushed since are read and parsed (`full` false): a poll costs what arrived since the last one,
+   * not the whole list. A page with no `seq`, or one the list has moved more than RECENT_MAX past,
+   * gets the whole list (`full` true) and replaces its rows.
+   */
+  async read(
+    orgId: string,
+    opts: { band?: string; limit?: number; seq?: number } = {},
+  ): Promise<RecentScores> {
+    const args = [2, recentScoresKey(orgId), recentSeqKey(orgId), opts.seq ?? -1, RECENT_MAX];
+    // The script by its digest; once per server start (or after SCRIPT FLUSH) by its text.
+    const [seq, full, raw] = (await this.redis
+      .call('evalsha_ro', SINCE_SHA, ...args)
+      .catch((err: unknown) =>
+        err instanceof Error && err.message.startsWith('NOSCRIPT')
+          ? this.redis.call('eval_ro', SINCE, ...args)
+          : Promise.reject(err),
+      )) as [number, number, string[]];
     const seen = new Set<string>();
     const out: ScoreSummary[] = [];
     for (const line of raw) {
       const s = JSON.parse(line) as ScoreSummary;
       if (seen.has(s.score_id)) continue;
       seen.add(s.score_id);
-      if (!band || s.band === band) out.push(s);
+      if (!opts.band || s.band === opts.band) out.push(s);
     }
-    return out.sort((a, b) => b.at - a.at).slice(0, limit);
+    const scores = out.sort((a, b) => b.at - a.at).slice(0, opts.limit ?? ACTIVITY_ROWS);
+    return { seq, full: full === 1, scores };
   }
 
   /** Scores of the UTC day of `now`, in total, by band, and by UTC hour and band. */

@@ -33,5 +33,10 @@ export const signinAttemptsKey = (
  * organisation in one transaction, on one slot of a Redis Cluster (shared/portal/activity.ts).
  */
 export const recentScoresKey = (orgId: string) => `frs:portal:recent:{${orgId}}`;
+/**
+ * How many summaries were ever pushed to that list, raised in the same transaction: a page that
+ * has seen the list at count N asks for the newest (now - N) entries only.
+ */
+export const recentSeqKey = (orgId: string) => `frs:portal:recent:{${orgId}}:seq`;
 /** Scores and band mix of an organisation on one UTC day (`YYYY-MM-DD`). */
 export const dailyUsageKey = (orgId: string, day: string) => `frs:portal:usage:{${orgId}}:${day}`;

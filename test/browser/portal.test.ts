@@ -145,7 +145,11 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     expect(cells[3]).toBe(String(score.score));
     expect(cells[4]).toBe(score.band);
     expect(cells[5]).toBe(score.recommended_action);
-    expect(await page.textContent('#usage-today')).toBe('1');
+    // The usage panel refreshes every 2 s, rows every 0.5 s.
+    await waitFor(
+      'the usage panel to count it',
+      async () => (await page.textContent('#usage-today')) === '1',
+    );
     expect(await page.textContent('#usage-credits')).toContain('1 used of');
     expect(await page.textContent('#usage-rate')).toContain('50 requests/s');
     await expectGoodPage(page, 'activity');

@@ -52,7 +52,8 @@ function record(org: string, scoreId: string): string {
 
 const send = (org: string, id: string) =>
   producer.send({ topic: SCORES_TOPIC, messages: [{ key: id, value: record(org, id) }] });
-const listed = async (org: string, id: string) => (await store.recent(org)).some((s) => s.score_id === id);
+const listed = async (org: string, id: string) =>
+  (await store.read(org)).scores.some((s) => s.score_id === id);
 
 /**
  * Whether `groupId` committed past `sent`'s offset: the sink commits a batch only after ClickHouse
@@ -79,12 +80,13 @@ describe('the Activity feed, kept by the audit sink', () => {
     await send(org, first);
     await waitFor('the first score listed', () => listed(org, first), 10_000, 50);
 
+    const { seq } = await store.read(org);
     const id = newScoreId(Date.now());
     const sent = Date.now();
     await send(org, id);
     await waitFor('the score listed', () => listed(org, id), 2_000, 50);
     console.log(`[activity-feed] listed ${Date.now() - sent} ms after its record reached Kafka`);
-    const [row] = (await store.recent(org)).filter((s) => s.score_id === id);
+    const [row] = (await store.read(org)).scores.filter((s) => s.score_id === id);
     expect(row).toMatchObject({
       subject: { phone_number: '+44••••••••56', ip_address: '81.•.•.•' },
       score: 80,
@@ -92,12 +94,24 @@ describe('the Activity feed, kept by the audit sink', () => {
       action: 'block',
       factor: 'IP_TOR_EXIT',
     });
+    // A page that has seen the list at `seq` gets only what was pushed since.
+    expect(await store.read(org, { seq })).toMatchObject({
+      seq: seq + 1,
+      full: false,
+      scores: [{ score_id: id }],
+    });
+    expect(await store.read(org, { seq: seq + 1 })).toEqual({ seq: seq + 1, full: false, scores: [] });
+    // One it cannot serve a difference to (no count, or a count ahead of the list's) gets it all.
+    expect(await store.read(org, { seq: seq + 5 })).toMatchObject({
+      full: true,
+      scores: [{ score_id: id }, { score_id: first }],
+    });
     const today = await store.today(org);
     expect(today.total).toBe(2);
     expect(today.bands).toEqual({ high: 2 });
     expect(await store.live()).toBe(true);
     // Another organisation's list has none of it.
-    expect(await store.recent(`${org}_other`)).toEqual([]);
+    expect((await store.read(`${org}_other`)).scores).toEqual([]);
   }, 90_000);
 
   it('a sink whose Activity Redis is unreachable still writes every score to ClickHouse', async () => {
@@ -127,6 +141,6 @@ describe('the Activity feed, kept by the audit sink', () => {
         60_000,
         250,
       );
-    expect(await store.recent(org)).toEqual([]);
+    expect((await store.read(org)).scores).toEqual([]);
   }, 90_000);
 });

@@ -354,7 +354,7 @@ describe('Redis ACL users of the compose deployment', () => {
     writer.stop();
     writer.write([activityRecord(org)]);
     const store = new ActivityStore(as.portal());
-    await waitFor('the sink wrote Activity', async () => (await store.recent(org)).length === 1, 5_000);
+    await waitFor('the sink wrote Activity', async () => (await store.read(org)).scores.length === 1, 5_000);
     expect(writer.failed).toBe(0);
     expect((await store.today(org)).total).toBe(1);
     expect(await store.live()).toBe(true);

@@ -6,7 +6,7 @@ import {
 } from '../../../shared/audit/explain.ts';
 import { BANDS } from '../../../shared/contract/response.ts';
 import type { OrgStore } from '../../../shared/orgs/store.ts';
-import type { ActivityStore } from '../activity.ts';
+import { ACTIVITY_ROWS, type ActivityStore } from '../activity.ts';
 import type { SubjectReveal } from '../subject-reveal.ts';
 import {
   activityPage,
@@ -26,6 +26,12 @@ export interface ActivityRouteDeps {
   explain: ExplainSources;
   /** The shown rows' subjects in clear, for "Reveal subjects" (the feed keeps them masked). */
   reveal: Pick<SubjectReveal, 'subjects'>;
+}
+
+/** The list count a polling page has seen (`?seq=`), or undefined for the whole list. */
+function seqOf(req: Request): number | undefined {
+  const raw = typeof req.query.seq === 'string' ? req.query.seq : '';
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
 function filterOf(req: Request): ActivityFilter {
@@ -51,44 +57,60 @@ const gone = (res: Response) =>
 
 /**
  * What the page and its live refresh both show: the filtered recent scores (their subjects in
- * clear when revealed) and the usage. Null, after answering 404, when the organisation is gone.
+ * clear when revealed) and, unless `withUsage` is false, the usage. Null, after answering 404,
+ * when the organisation is gone.
  */
-async function shown(deps: ActivityRouteDeps, req: Request, res: Response) {
+async function shown(
+  deps: ActivityRouteDeps,
+  req: Request,
+  res: Response,
+  { seq, withUsage = true }: { seq?: number; withUsage?: boolean } = {},
+) {
   const session = sessionOf(res);
   const f = filterOf(req);
-  const [scores, u, live] = await Promise.all([
-    deps.activity.recent(session.org_id, f.band),
-    usage(deps, session.org_id),
+  const [recent, u, live] = await Promise.all([
+    deps.activity.read(session.org_id, { band: f.band, seq }),
+    withUsage ? usage(deps, session.org_id) : undefined,
     deps.activity.live(),
   ]);
-  if (!u) {
+  if (u === null) {
     gone(res);
     return null;
   }
-  const clear = f.reveal
-    ? await deps.reveal.subjects(
-        session.org_id,
-        scores.map((s) => s.score_id),
-      )
-    : undefined;
-  return { session, f, scores, u, clear, live };
+  const { scores } = recent;
+  const clear =
+    f.reveal && scores.length > 0
+      ? await deps.reveal.subjects(
+          session.org_id,
+          scores.map((s) => s.score_id),
+        )
+      : undefined;
+  return { session, f, scores, u, clear, live, seq: recent.seq, full: recent.full };
 }
 
 async function page(deps: ActivityRouteDeps, req: Request, res: Response) {
   const v = await shown(deps, req, res);
-  if (v) res.type('html').send(activityPage(v.session, v.scores, v.u, v.f, v.live, v.clear).value);
+  if (v?.u)
+    res
+      .type('html')
+      .send(activityPage(v.session, { scores: v.scores, seq: v.seq }, v.u, v.f, v.live, v.clear).value);
 }
 
 /**
- * What the page's script polls twice a second: the rows and the usage panel, as HTML; the script
- * inserts only the rows it does not have.
+ * What the page's script polls twice a second, as HTML: the rows pushed since the list count it
+ * has (`seq`; all of them when `full`), and with `usage=1` the usage panel (the script asks every
+ * 2 s: an hourly chart needs no more, and rendering it was most of a poll's cost). The script
+ * inserts the rows where their time puts them and keeps the newest `limit`.
  */
 async function live(deps: ActivityRouteDeps, req: Request, res: Response) {
-  const v = await shown(deps, req, res);
+  const v = await shown(deps, req, res, { seq: seqOf(req), withUsage: req.query.usage === '1' });
   if (v)
     res.json({
-      rows: activityRows(v.scores, v.f, v.clear).value,
-      usage: usagePanel(v.u).value,
+      seq: v.seq,
+      full: v.full,
+      limit: ACTIVITY_ROWS,
+      rows: v.full || v.scores.length > 0 ? activityRows(v.scores, v.f, v.clear).value : '',
+      ...(v.u && { usage: usagePanel(v.u).value }),
       live: v.live,
     });
 }

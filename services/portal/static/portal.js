@@ -1,8 +1,9 @@
 // The portal's only script (served from this origin; the CSP forbids inline script).
 // - Copy buttons: [data-copy=<element id>] copy that input's value (or that element's text).
 // - Times: <time datetime> is shown in the viewer's time zone; its title keeps the UTC time.
-// - The Activity table (table[data-live]) gains new rows and a fresh usage panel twice a second,
-//   without redrawing the rows already there: focus and a text selection survive. It can be paused.
+// - The Activity table (table[data-live]) gains new rows twice a second and a fresh usage panel
+//   every 2 s, without redrawing the rows already there: focus and a text selection survive. Each
+//   poll asks only for the rows pushed since the list count it has (data-seq). It can be paused.
 'use strict';
 
 document.addEventListener('click', async (ev) => {
@@ -56,6 +57,8 @@ if (table) {
   const status = document.getElementById('live-status');
   const toggle = document.getElementById('live-toggle');
   const url = table.getAttribute('data-live');
+  let seq = table.getAttribute('data-seq');
+  let polls = 0;
   let paused = false;
   let lastUsage = '';
 
@@ -63,11 +66,19 @@ if (table) {
     if (status && status.textContent !== text) status.textContent = text;
   };
 
+  /** A row the user is on (focus or a text selection): never dropped under them. */
+  const inUse = (row) => {
+    const selection = document.getSelection();
+    return row.contains(document.activeElement) || (selection && selection.containsNode(row, true));
+  };
+
   /**
-   * Rows the server sent that this table lacks are inserted where the server's order puts them
-   * (newest first; two API nodes' scores can arrive out of order); rows already shown stay.
+   * Rows the server sent that this table lacks are inserted where their time puts them (newest
+   * first; two API nodes' scores can arrive out of order); rows already shown stay. `full`: the
+   * server sent its whole list, and shown rows it no longer has go. Otherwise it sent the new rows
+   * only, and the oldest rows past `limit` go.
    */
-  const merge = (rowsHtml) => {
+  const merge = (rowsHtml, full, limit) => {
     const tpl = document.createElement('template');
     tpl.innerHTML = `<table><tbody>${rowsHtml}</tbody></table>`;
     const incoming = [...tpl.content.querySelectorAll('tr[data-score-id]')];
@@ -75,31 +86,30 @@ if (table) {
     const shown = new Map([...body.querySelectorAll('tr[data-score-id]')].map((r) => [r.dataset.scoreId, r]));
     for (const placeholder of body.querySelectorAll('tr:not([data-score-id])')) placeholder.remove();
     localiseTimes(tpl.content);
-    let previous = null;
-    for (const row of incoming) {
-      const existing = shown.get(row.dataset.scoreId);
-      if (existing) {
-        previous = existing;
-        continue;
-      }
-      if (previous) previous.after(row);
-      else body.prepend(row);
-      previous = row;
+    // Oldest first, each placed before the first shown row older than it.
+    for (const row of incoming.reverse()) {
+      if (shown.has(row.dataset.scoreId)) continue;
+      const at = Number(row.dataset.at);
+      const next = [...body.querySelectorAll('tr[data-score-id]')].find((r) => Number(r.dataset.at) < at);
+      if (next) next.before(row);
+      else body.append(row);
     }
-    // Keep the list as long as the server's, dropping the oldest rows the user is not on.
-    const keep = new Set(incoming.map((r) => r.dataset.scoreId));
-    const selection = document.getSelection();
-    for (const row of shown.values()) {
-      if (keep.has(row.dataset.scoreId)) continue;
-      if (row.contains(document.activeElement) || (selection && selection.containsNode(row, true))) continue;
-      row.remove();
+    const rows = [...body.querySelectorAll('tr[data-score-id]')];
+    if (full) {
+      const keep = new Set(incoming.map((r) => r.dataset.scoreId));
+      for (const row of rows) if (!keep.has(row.dataset.scoreId) && !inUse(row)) row.remove();
+    } else {
+      for (const row of rows.slice(limit)) if (!inUse(row)) row.remove();
     }
   };
 
   const tick = async () => {
     if (paused) return;
     try {
-      const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      // The usage panel every fourth poll (2 s), and on the first one after a pause.
+      const withUsage = polls++ % 4 === 0 ? '&usage=1' : '';
+      const at = `${url}${url.includes('?') ? '&' : '?'}seq=${encodeURIComponent(seq)}${withUsage}`;
+      const res = await fetch(at, { credentials: 'same-origin', headers: { accept: 'application/json' } });
       if (res.redirected || !res.ok) {
         say(res.redirected ? 'Signed out: reload the page to sign in again.' : 'Updates failed; retrying.');
         return;
@@ -107,8 +117,9 @@ if (table) {
       const data = await res.json();
       if (paused) return;
       // Both fragments are rendered and escaped by the server.
-      merge(data.rows);
-      if (usage && data.usage !== lastUsage) {
+      merge(data.rows, data.full, data.limit);
+      seq = String(data.seq);
+      if (usage && data.usage !== undefined && data.usage !== lastUsage) {
         lastUsage = data.usage;
         usage.innerHTML = data.usage;
         localiseTimes(usage);
@@ -126,7 +137,10 @@ if (table) {
       toggle.setAttribute('aria-pressed', String(paused));
       toggle.textContent = paused ? 'Resume updates' : 'Pause updates';
       say(paused ? 'Paused: new scores are not shown until you resume.' : 'Resuming…');
-      if (!paused) void tick();
+      if (!paused) {
+        polls = 0;
+        void tick();
+      }
     });
   }
   setInterval(tick, 500);

@@ -50,7 +50,7 @@ export function activityRows(
   const q = f.reveal ? '?reveal=1' : '';
   return html`${scores.map(
     (s) =>
-      html`<tr data-score-id="${s.score_id}" class="band-${s.band}">
+      html`<tr data-score-id="${s.score_id}" data-at="${s.at}" class="band-${s.band}">
         <td>${when(s.at)}</td>
         <td>
           <a href="/scores/${s.score_id}${q}"><code>${s.score_id}</code></a>
@@ -105,7 +105,7 @@ export function usagePanel(u: Usage): SafeHtml {
 
 export function activityPage(
   session: Session & { orgName?: string },
-  scores: ScoreSummary[],
+  { scores, seq }: { scores: ScoreSummary[]; seq: number },
   usage: Usage,
   f: ActivityFilter,
   live: boolean,
@@ -143,7 +143,7 @@ export function activityPage(
         <button type="button" id="live-toggle" aria-pressed="false" hidden>Pause updates</button>
       </div>
       <div class="table-scroll" tabindex="0" role="region" aria-label="Scores (scrolls sideways)">
-        <table id="activity" data-live="/activity/live${q ? `?${q}` : ''}">
+        <table id="activity" data-live="/activity/live${q ? `?${q}` : ''}" data-seq="${seq}">
           <thead>
             <tr>
               <th scope="col">Time</th>
