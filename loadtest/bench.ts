@@ -19,8 +19,9 @@
  * saturation with a private Kafka up and then
  * stopped, and the audit sink on its own. Writes loadtest/results/bench.md and bench.png only when
  * every stage succeeded (loadtest/bench-stages.ts); any failure exits 1 and writes nothing.
- * BENCH_DURATION (seconds per step, default 10), BENCH_WARMUP (seconds, default 8: the unmeasured
- * run each target gets first). BENCH_SKIP (comma-separated: pinned, outage, audit) leaves stages
+ * BENCH_DURATION (seconds per step, default 10), BENCH_WARMUP (seconds, default 8: each
+ * unmeasured saturation run a target gets first, repeated until its rate settles, at most
+ * BENCH_WARMUP_MAX runs, default 6). BENCH_SKIP (comma-separated: pinned, outage, audit) leaves stages
  * out, and the page says so. BENCH_SHIELD=0 leaves the stack's servers on every core for the
  * pinned stage (a stack shared with others must not be re-pinned). FRS_SKIP_STACK=1: the stack is
  * already up, do not run stack.sh.
@@ -47,6 +48,11 @@ const VUS = Number(process.env.BENCH_VUS ?? 64);
 const FRACTIONS = [0.25, 0.5, 0.75];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = `${Number(process.env.BENCH_WARMUP ?? 8)}s`;
+/** Warm-up runs of a target end once two in a row are within this fraction of each other... */
+const WARMUP_SETTLED = 0.05;
+/** ...or after this many. */
+const WARMUP_MAX = Number(process.env.BENCH_WARMUP_MAX ?? 6);
+const warmUps: { name: string; rates: number[] }[] = [];
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SHIELD = process.env.BENCH_SHIELD !== '0';
 /**
@@ -113,13 +119,28 @@ async function probedStep(
   return { step, runtime: combine(await readProbes(probed)) };
 }
 
-async function measureAll(targets: Target[]): Promise<TargetResult[]> {
-  // Every target first runs once unmeasured: fresh processes are still compiling their hot path,
-  // and (c) has far more of it, so without this the first round understates it most.
-  for (const t of targets) {
-    const s = runK6({ ...t.env, MODE: 'saturate', VUS: String(VUS), DURATION: WARMUP });
-    log(`warm-up: ${t.name} ${s.rps.toFixed(0)} req/s (not counted)`);
+/**
+ * Saturates a fresh target unmeasured until its rate settles: two runs in a row within
+ * WARMUP_SETTLED of each other, at most WARMUP_MAX runs. A fresh API node kept getting faster for
+ * half a minute (its CPU per request fell from 443 to 357 to 308 µs over three 10 s rounds after
+ * one 8 s warm-up, while (d)'s stayed at 201-206), so a fixed warm-up left (c)'s first rounds
+ * measuring its warm-up and moved (c)/(d) from run to run.
+ */
+function warmUp(name: string, env: Record<string, string>, wrap: string[] = []): void {
+  const rates: number[] = [];
+  while (rates.length < WARMUP_MAX) {
+    rates.push(runK6({ ...env, MODE: 'saturate', VUS: String(VUS), DURATION: WARMUP }, [], wrap).rps);
+    const [before, last] = rates.slice(-2);
+    log(`warm-up: ${name} ${last!.toFixed(0)} req/s (not counted)`);
+    if (before !== undefined && Math.abs(last! - before) <= WARMUP_SETTLED * before) break;
   }
+  warmUps.push({ name, rates });
+}
+
+async function measureAll(targets: Target[]): Promise<TargetResult[]> {
+  // Every target first runs unmeasured until it settles: fresh processes are still compiling
+  // their hot path, and (c) has far more of it.
+  for (const t of targets) warmUp(t.name, t.env);
   const sat = targets.map(() => ({ steps: [] as Step[], runtime: [] as RuntimeStats[] }));
   for (let r = 1; r <= ROUNDS; r++) {
     for (const [i, t] of targets.entries()) {
@@ -323,7 +344,7 @@ async function pinnedStage(): Promise<void> {
 async function measurePinned(node: ChildProcess, io: ChildProcess, url: string, ioUrl: string) {
   const env = { KIND: 'score', BASE_URLS: url, API_KEY: apiKey, SUBJECTS_FILE: subjectsFile, DURATION };
   const onCore0 = ['taskset', '-c', '0'];
-  runK6({ ...env, MODE: 'saturate', VUS: String(VUS), DURATION: WARMUP }, [], onCore0);
+  warmUp('(c) pinned', env, onCore0);
   const sat = { steps: [] as Step[], runtime: [] as RuntimeStats[] };
   for (let r = 0; r < ROUNDS; r++) {
     const { step, runtime } = await probedStep(
@@ -450,6 +471,9 @@ const metIf = (ok: boolean) => `**${ok ? 'met' : 'NOT met'}**`;
 const busyShare = (m: Measured) => `${((m.rps.median * m.cpuUs!.median) / 1e4).toFixed(0)} %`;
 const skipped = (stage: string) => `skipped (BENCH_SKIP=${stage})`;
 
+const settled = (rates: number[]) =>
+  rates.length >= 2 && Math.abs(rates.at(-1)! - rates.at(-2)!) <= WARMUP_SETTLED * rates.at(-2)!;
+
 function renderPage(): string {
   const [bare, hello, full, io] = results as [TargetResult, TargetResult, TargetResult, TargetResult];
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
@@ -508,6 +532,10 @@ target's median saturation rate.
 ${rows.join('\n')}
 
 No step of any round had a failed request (one would have stopped the bench before it published).
+
+Warm-up, unmeasured: each fresh target saturated for ${WARMUP} runs until two in a row were within
+${WARMUP_SETTLED * 100} % of each other (at most ${WARMUP_MAX}; one that never settled is marked):
+${warmUps.map((w) => `${w.name} ${w.rates.map((r) => r.toFixed(0)).join(', ')} req/s${settled(w.rates) ? '' : ' (not settled)'}`).join('; ')}.
 
 ## Budget (same run, medians)
 
