@@ -130,9 +130,8 @@ function warmUp(name: string, env: Record<string, string>, wrap: string[] = []):
   const rates: number[] = [];
   while (rates.length < WARMUP_MAX) {
     rates.push(runK6({ ...env, MODE: 'saturate', VUS: String(VUS), DURATION: WARMUP }, [], wrap).rps);
-    const [before, last] = rates.slice(-2);
-    log(`warm-up: ${name} ${last!.toFixed(0)} req/s (not counted)`);
-    if (before !== undefined && Math.abs(last! - before) <= WARMUP_SETTLED * before) break;
+    log(`warm-up: ${name} ${rates.at(-1)!.toFixed(0)} req/s (not counted)`);
+    if (settled(rates)) break;
   }
   warmUps.push({ name, rates });
 }
