@@ -7,7 +7,8 @@ import {
   DOC_ANSWERED,
   DOC_DISTINCT_SCORES,
   DOC_ORG,
-  docsQueries,
+  docScoreId,
+  docsQueries as docQueriesFor,
   docsSeedRows,
 } from '../../infra/harness/docs-seed.ts';
 import { SUPERSEDED_SELECT } from '../../shared/clickhouse/answered.ts';
@@ -15,6 +16,9 @@ import { cfg, clickhouse } from '../../infra/harness/fixtures.ts';
 
 const run = promisify(execFile);
 const DB = 'frs_docs_test';
+// One time for the seed and the example score id the queries look up.
+const NOW = Math.floor(Date.now() / 1000);
+const docsQueries = (): string[] => docQueriesFor(docScoreId(NOW));
 
 describe('docs/data.md queries', () => {
   const admin = clickhouse();
@@ -27,7 +31,7 @@ describe('docs/data.md queries', () => {
   beforeAll(async () => {
     await admin.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
     await migrate(admin, DB, () => undefined);
-    await admin.insert({ table: `${DB}.scores`, values: docsSeedRows(), format: 'JSONEachRow' });
+    await admin.insert({ table: `${DB}.scores`, values: docsSeedRows(NOW), format: 'JSONEachRow' });
   });
 
   afterAll(async () => {
