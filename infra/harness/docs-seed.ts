@@ -84,9 +84,7 @@ export function docsSeedRows(now = Math.floor(Date.now() / 1000)): Record<string
       challenger_band: i % 2 ? ['minimal', 'low', 'medium', 'high', 'critical'][(i + 1) % 5] : '',
     }),
   );
-  rows.push(
-    row(0, { score_id: docScoreId(now) }),
-  );
+  rows.push(row(0, { score_id: docScoreId(now) }));
   rows.push(rows[0]!);
   // One request with an Idempotency-Key scored twice: its first node died before answering and the
   // retry, 5 s later, was scored again (docs/data.md "One row per answer"). Ids begin with their time.
