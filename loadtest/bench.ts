@@ -19,6 +19,8 @@
  * saturation with a private Kafka up and then
  * stopped, and the audit sink on its own. Writes loadtest/results/bench.md and bench.png only when
  * every stage succeeded (loadtest/bench-stages.ts); any failure exits 1 and writes nothing.
+ * Before each saturation step of the side-by-side rounds, loadtest/machine-probe.ts measures how fast
+ * the machine reads memory and computes, and the page lists it round by round.
  * BENCH_DURATION (seconds per step, default 10), BENCH_WARMUP (seconds, default 8: each
  * unmeasured saturation run a target gets first, repeated until its rate settles, at most
  * BENCH_WARMUP_MAX runs, default 6). BENCH_SKIP (comma-separated: pinned, outage, audit) leaves stages
@@ -38,6 +40,7 @@ import { Publication, runChildBench, runStages, type Stage } from './bench-stage
 import { latencyChartSvg, svgToPng } from './chart.ts';
 import { shieldCore, stackPids } from './core-shield.ts';
 import { figure, show, type Figure } from './figures.ts';
+import { MachineProbe, type MachineState } from './machine-probe.ts';
 import { runK6, type Step } from './k6-step.ts';
 import { combine, PROBE_ARGS, readProbes, resetProbes, type RuntimeStats } from './runtime-stats.ts';
 
@@ -53,6 +56,9 @@ const WARMUP_SETTLED = 0.05;
 /** ...or after this many. */
 const WARMUP_MAX = Number(process.env.BENCH_WARMUP_MAX ?? 6);
 const warmUps: { name: string; rates: number[] }[] = [];
+/** The machine's state just before each saturation step of the side-by-side rounds. */
+const machine = new MachineProbe();
+const roundLog: { round: number; target: string; rps: number; cpuUs: number; state: MachineState }[] = [];
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SHIELD = process.env.BENCH_SHIELD !== '0';
 /**
@@ -144,9 +150,12 @@ async function measureAll(targets: Target[]): Promise<TargetResult[]> {
   for (let r = 1; r <= ROUNDS; r++) {
     for (const [i, t] of targets.entries()) {
       const env = { ...t.env, MODE: 'saturate', VUS: String(VUS), DURATION };
+      const state = await machine.measure();
       const { step, runtime } = await probedStep(t.probed, env, t.pids());
+      roundLog.push({ round: r, target: t.name, rps: step.rps, cpuUs: step.cpuUs!, state });
       log(
-        `round ${r}: ${t.name} ${step.rps.toFixed(0)} req/s at saturation (${VUS} VUs), ${step.cpuUs!.toFixed(0)} µs server CPU per request`,
+        `round ${r}: ${t.name} ${step.rps.toFixed(0)} req/s at saturation (${VUS} VUs), ${step.cpuUs!.toFixed(0)} µs server CPU per request` +
+          ` (machine: random read ${state.readNs.toFixed(0)} ns, compute ${state.computeNs.toFixed(0)} ns)`,
       );
       sat[i]!.steps.push(step);
       if (runtime) sat[i]!.runtime.push(runtime);
@@ -303,7 +312,14 @@ async function sideBySide(): Promise<void> {
       `http://127.0.0.1:${ioPort}/`,
       ...apiUrls.map((u) => `${u}/readyz`),
     ],
-    () => measureAll(targets),
+    async () => {
+      await machine.start();
+      try {
+        return await measureAll(targets);
+      } finally {
+        machine.stop();
+      }
+    },
   );
 }
 
@@ -465,6 +481,21 @@ function render(): void {
   console.log(md);
 }
 
+/** The probe's figure over every saturation step of the run: median (min–max). */
+function machineSummary(key: keyof MachineState): string {
+  return show(figure(roundLog.map((r) => r.state[key])));
+}
+
+/** One row per round: the CPU per request of (a), (c) and (d), and the machine just before (c) and (d). */
+function machineRows(): string[] {
+  const rounds = [...new Set(roundLog.map((r) => r.round))];
+  return rounds.map((round) => {
+    const of = (prefix: string) => roundLog.find((r) => r.round === round && r.target.startsWith(prefix))!;
+    const [a, c, d] = [of('(a)'), of('(c)'), of('(d)')];
+    return `| ${round} | ${a.cpuUs.toFixed(0)} | ${c.cpuUs.toFixed(0)} | ${d.cpuUs.toFixed(0)} | ${(c.cpuUs / d.cpuUs).toFixed(2)}x | ${c.state.readNs.toFixed(0)} / ${d.state.readNs.toFixed(0)} | ${c.state.computeNs.toFixed(0)} / ${d.state.computeNs.toFixed(0)} |`;
+  });
+}
+
 const metIf = (ok: boolean) => `**${ok ? 'met' : 'NOT met'}**`;
 /** The share of one core a step's server kept busy: its throughput times its CPU per request (medians). */
 const busyShare = (m: Measured) => `${((m.rps.median * m.cpuUs!.median) / 1e4).toFixed(0)} %`;
@@ -546,6 +577,19 @@ ${warmUps.map((w) => `${w.name} ${w.rates.map((r) => r.toFixed(0)).join(', ')} r
 | the floor: (d) against (b) | ${cpu(io).toFixed(0)} µs against ${cpu(hello).toFixed(0)} µs: ${(cpu(io) / cpu(hello)).toFixed(2)}x | ${cpu(io) / cpu(hello) > 4 ? '4x of (b) is below the floor' : 'below 4x'} |
 ${pinnedRows}
 | no errors but intended 429s at every step | 0 at every step of every round | met |
+
+## The machine during the rounds (loadtest/machine-probe.ts)
+
+Measured for 0.4 s just before each saturation step, with no load running: a dependent random
+read over 128 MiB, and a small compute loop (a JSON round trip). On this machine class the read
+moved from 0.4 to 15 µs within minutes while the compute loop moved less than 2x, and the scoring
+path slowed more than the compute loop when reads were slow (docs/performance.md, "What moves
+between runs"). The table lets a reader see which machine each round ran on; 0.4 s is a sample,
+not the whole step. Random read over the run ${machineSummary('readNs')} ns, compute ${machineSummary('computeNs')} ns.
+
+| round | (a) CPU µs | (c) CPU µs | (d) CPU µs | (c)/(d) | random read before (c) / (d), ns | compute before (c) / (d), ns |
+|---|---|---|---|---|---|---|
+${machineRows().join('\n')}
 
 ## The API nodes' runtime during each step (loadtest/runtime-probe.ts)
 
