@@ -1,12 +1,34 @@
 /**
- * Binary search over sorted, non-overlapping address ranges held in typed arrays. A lookup is
- * about 20 comparisons on flat memory: no per-lookup allocation for IPv4, a few BigInts for IPv6.
+ * Binary search over sorted, non-overlapping address ranges held in typed arrays: no per-lookup
+ * allocation for IPv4, a few BigInts for IPv6.
  */
 
 /** Disjoint IPv4 ranges sorted by start; row i covers starts[i]..ends[i]. */
 export interface V4Bounds {
   starts: Uint32Array;
   ends: Uint32Array;
+  /**
+   * For each /16 (and one past the last), the first row starting in it or after it: a lookup
+   * searches only the rows of its address's /16. A plain binary search over the 400,000 rows of
+   * the routing table touches a dozen 4 KiB pages, and on a virtual machine each page the TLB
+   * misses can cost microseconds when other tenants are busy (docs/performance.md, "What moves
+   * between runs"); this touches the index and one or two pages of rows.
+   */
+  bySlash16: Uint32Array;
+}
+
+const SLASH16S = 65_536;
+
+/** The bounds of sorted IPv4 rows, with their /16 index. */
+export function v4Bounds(starts: Uint32Array, ends: Uint32Array): V4Bounds {
+  const bySlash16 = new Uint32Array(SLASH16S + 1);
+  let row = 0;
+  for (let b = 0; b <= SLASH16S; b++) {
+    const from = b * SLASH16S; // 2^32 for the entry past the last /16: a double, not a uint32
+    while (row < starts.length && starts[row]! < from) row++;
+    bySlash16[b] = row;
+  }
+  return { starts, ends, bySlash16 };
 }
 
 /**
@@ -24,7 +46,7 @@ export interface V6Bounds {
 const LOW_64 = (1n << 64n) - 1n;
 
 export function toV4Bounds(starts: readonly number[], ends: readonly number[]): V4Bounds {
-  return { starts: Uint32Array.from(starts), ends: Uint32Array.from(ends) };
+  return v4Bounds(Uint32Array.from(starts), Uint32Array.from(ends));
 }
 
 export function toV6Bounds(starts: readonly bigint[], ends: readonly bigint[]): V6Bounds {
@@ -46,10 +68,13 @@ export function toV6Bounds(starts: readonly bigint[], ends: readonly bigint[]): 
 
 /** The row whose range holds `addr`, or -1. */
 export function findV4(bounds: V4Bounds, addr: number): number {
-  const { starts, ends } = bounds;
-  let lo = 0;
-  let hi = starts.length;
-  // Find the first row starting after addr; the candidate is the one before it.
+  const { starts, ends, bySlash16 } = bounds;
+  // Rows before the /16's first start before addr, rows from the next /16's first after it.
+  const slash16 = addr >>> 16;
+  let lo = bySlash16[slash16]!;
+  let hi = bySlash16[slash16 + 1]!;
+  // Find the first row starting after addr; the candidate is the one before it (which may be a
+  // range that began in an earlier /16).
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (starts[mid]! <= addr) lo = mid + 1;

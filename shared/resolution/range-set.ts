@@ -6,7 +6,15 @@
  * (flatten-ranges.ts).
  */
 import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from './flatten-ranges.ts';
-import { findV4, findV6, toV4Bounds, toV6Bounds, type V4Bounds, type V6Bounds } from './ip-ranges.ts';
+import {
+  findV4,
+  findV6,
+  toV4Bounds,
+  toV6Bounds,
+  v4Bounds,
+  type V4Bounds,
+  type V6Bounds,
+} from './ip-ranges.ts';
 import type { Table } from './codec.ts';
 import { take, type Decoded } from './codec.ts';
 
@@ -134,7 +142,7 @@ export function rangeSetFrom(decoded: Decoded, prefix: string, what: string): Ra
     throw new Error(`${what}: ${prefix}.services is not a list of names`);
   }
   return {
-    v4: { starts: t('v4.starts', Uint32Array), ends: t('v4.ends', Uint32Array) },
+    v4: v4Bounds(t('v4.starts', Uint32Array), t('v4.ends', Uint32Array)),
     v4Kind,
     v4Service: named ? t('v4.service', Uint16Array) : new Uint16Array(v4Kind.length),
     v6: {

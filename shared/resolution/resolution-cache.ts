@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { decodeSections, encodeSections, take, type Decoded, type Table } from './codec.ts';
 import type { CarrierPrefixes } from './carrier-prefixes.ts';
 import type { IpNetworks } from './ip-networks.ts';
+import { v4Bounds } from './ip-ranges.ts';
 import { sha256Hex } from '../sha256.ts';
 
 export interface ResolutionTables {
@@ -81,10 +82,11 @@ export function carriersFrom(decoded: Decoded, what: string): CarrierPrefixes {
 export function networksFrom(decoded: Decoded, what: string): IpNetworks {
   const h = decoded.header as ReturnType<typeof networkHeader>;
   if (!Array.isArray(h.asNames)) throw new Error(`${what}: AS names are missing`);
-  const v4 = (prefix: string) => ({
-    starts: take(decoded, `${prefix}.starts`, Uint32Array, what),
-    ends: take(decoded, `${prefix}.ends`, Uint32Array, what),
-  });
+  const v4 = (prefix: string) =>
+    v4Bounds(
+      take(decoded, `${prefix}.starts`, Uint32Array, what),
+      take(decoded, `${prefix}.ends`, Uint32Array, what),
+    );
   const v6 = (prefix: string) => ({
     startHi: take(decoded, `${prefix}.startHi`, BigUint64Array, what),
     startLo: take(decoded, `${prefix}.startLo`, BigUint64Array, what),

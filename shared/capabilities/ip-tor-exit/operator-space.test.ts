@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { addressKeyOf, resolveIp } from '../../resolution/ip.ts';
+import { v4Bounds } from '../../resolution/ip-ranges.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, kindAt } from '../../resolution/range-set.ts';
 import { inOperatorSpace, operatorSpaceOf, OPERATOR_SPACE_RULE } from './operator-space.ts';
@@ -15,10 +16,10 @@ function list(lines: string[]) {
 /** A routing table of two ASes: AS64500 on 192.0.2.0/24, AS64501 on 198.51.100.0/22 and 203.0.113.0/24. */
 const tinyTable = {
   asnV4: {
-    bounds: {
-      starts: Uint32Array.from([0xc0000200, 0xc6336400, 0xcb007100]),
-      ends: Uint32Array.from([0xc00002ff, 0xc63367ff, 0xcb0071ff]),
-    },
+    bounds: v4Bounds(
+      Uint32Array.from([0xc0000200, 0xc6336400, 0xcb007100]),
+      Uint32Array.from([0xc00002ff, 0xc63367ff, 0xcb0071ff]),
+    ),
     asn: Uint32Array.from([64500, 64501, 64501]),
   },
 } as unknown as IpNetworks;
