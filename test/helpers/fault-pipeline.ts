@@ -39,6 +39,8 @@ export interface FaultPipeline {
    * of answers more, then started, and 1.5 s' worth of answers after.
    */
   clickhouseOutage: (stream: Stream, rps: number) => Promise<void>;
+  /** `wait`, failing with the tail of the sink's log appended: a stuck sink says why it is stuck. */
+  withSinkLog: <T>(wait: Promise<T>) => Promise<T>;
   down: () => Promise<void>;
 }
 
@@ -69,9 +71,19 @@ export async function startFaultPipeline(
       60_000,
     );
   };
+  const withSinkLog = async <T>(wait: Promise<T>): Promise<T> => {
+    try {
+      return await wait;
+    } catch (err) {
+      throw new Error(`${String(err)}\nthe sink's last output:\n${sink.output().slice(-4000)}`, {
+        cause: err,
+      });
+    }
+  };
   return {
     stack,
     sink,
+    withSinkLog,
     node: (journalRoot) => startApi({ ...stack.env, AUDIT_JOURNAL_DIR: journalRoot, NODE_ID: 'fault-node' }),
     journalRoot: () => {
       const dir = mkdtempSync(join(tmpdir(), 'frs-journal-'));
@@ -96,7 +108,9 @@ export async function startFaultPipeline(
       const retries = insertRetries();
       // A crash, not a clean stop: ClickHouse 18.16 holds a SIGTERM for 30 s while clients are connected.
       await stack.clickhouse('kill');
-      await waitFor('the sink to retry a ClickHouse insert', async () => insertRetries() > retries, 60_000);
+      await withSinkLog(
+        waitFor('the sink to retry a ClickHouse insert', async () => insertRetries() > retries, 60_000),
+      );
       await holdLoadUntilAnswered(stream, rps * 2);
       await stack.clickhouse('start');
       await holdLoadUntilAnswered(stream, rps * 1.5);

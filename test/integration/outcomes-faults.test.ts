@@ -39,17 +39,21 @@ describe('outcome pipeline under Kafka and ClickHouse faults', { timeout: 180_00
     const ids = results.filter((r) => r.status === 202).map((r) => r.outcomeId!);
     expect(ids.length).toBeGreaterThan(RPS * 2);
     expect(results.filter((r) => r.status !== 202)).toEqual([]);
-    await waitFor(
-      'every 202 outcome in ClickHouse',
-      async () => (await stored(orgId)).length >= ids.length,
-      90_000,
-      500,
+    await pipeline.withSinkLog(
+      waitFor(
+        'every 202 outcome in ClickHouse',
+        async () => (await stored(orgId)).length >= ids.length,
+        90_000,
+        500,
+      ),
     );
-    await waitFor(
-      'the sink to commit all of outcomes.v1',
-      async () => (await scoreTopicLag([pipeline.stack.kafkaBrokers], SINK_GROUP, OUTCOMES_TOPIC)) === 0,
-      60_000,
-      500,
+    await pipeline.withSinkLog(
+      waitFor(
+        'the sink to commit all of outcomes.v1',
+        async () => (await scoreTopicLag([pipeline.stack.kafkaBrokers], SINK_GROUP, OUTCOMES_TOPIC)) === 0,
+        60_000,
+        500,
+      ),
     );
     const rows = await stored(orgId);
     expect(rows.length).toBe(ids.length);
