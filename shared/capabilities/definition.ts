@@ -77,6 +77,32 @@ interface CapabilityParts<Key extends string, Code extends string, Data> {
    * the other capabilities see it. Called only with its data loaded.
    */
   ipFacts?(ip: IpFacts, key: AddressKey, data: Data): Partial<IpFacts>;
+  /**
+   * The finding a stored reason code of it stands for, given the ledger's report count: what a
+   * replay of a retained score (scoring/replay.ts) scores. An audit row keeps the verdicts of the
+   * components the caller's tier saw, but of the others only the codes that found risk, so the
+   * verdict (which the gates read) and the count come back from here. Keyed by every code, so a new
+   * code cannot be left out; `finding` must give each code with the verdict declared here
+   * (scoring/replay.test.ts checks both ways).
+   */
+  replay: StoredFindings<Code>;
+}
+
+/** The verdict of each code, and for a code that counts more than once, how many times. */
+export interface StoredFindings<Code extends string> {
+  verdicts: Readonly<Record<Code, Verdict>>;
+  /** The verdict and count of a code that depends on the ledger's report count. */
+  byReports?: (code: Code, reports: number) => Pick<CapabilityFinding<Code>, 'verdict' | 'times'> | undefined;
+}
+
+/** The finding a stored code stands for under its capability's declaration. */
+export function storedFinding<Code extends string>(
+  replay: StoredFindings<Code>,
+  code: Code,
+  reports: number,
+): CapabilityFinding<Code> {
+  const counted = replay.byReports?.(code, reports);
+  return counted ? { detail: code, ...counted } : { verdict: replay.verdicts[code], detail: code };
 }
 
 /** Checks a definition and keeps its key and codes as literal types, for the derived unions. */

@@ -13,6 +13,12 @@ export const IP_ANONYMISER_LIST_STALE = {
     'The list is past its maximum data age and does not name the address: no evidence either way.',
 } as const;
 
+/** The verdicts of the two codes above, for replay (definition.ts `replay`). */
+export const UNLISTED_VERDICTS = {
+  IP_NOT_ANONYMISED: 'clean',
+  IP_ANONYMISER_LIST_STALE: 'no_match',
+} as const;
+
 /** The finding of a list that does not name the address: clean, unless the list is stale. */
 export function unlistedFinding(stale: boolean) {
   return stale

@@ -3,6 +3,8 @@ import { loadConfig } from '../config.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import { gatherEvidence } from '../scoring/evidence.ts';
 import { score } from '../scoring/engine.ts';
+import { replay } from '../scoring/replay.ts';
+import { tierEvidence } from '../scoring/tier-evidence.ts';
 import { COMPONENT_KEYS, REASON_CODES, type ReasonCode } from '../scoring/reason-codes.ts';
 import { lowestTierWith } from '../scoring/tiers.ts';
 import { readLock } from '../scoring/version-files.ts';
@@ -66,6 +68,8 @@ const { addedLater, seed } = await vi.hoisted(async () => {
       },
       decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
     },
+    // How a stored code of it replays (scoring/replay.ts): nothing else names its codes.
+    replay: { verdicts: { IP_ADDED_LISTED: 'elevated', IP_ADDED_UNLISTED: 'clean' } },
     // Its lookup, in its own definition: the subject's address against its own range set.
     finding: ({ ip }, set) => {
       if (!ip || !set) return undefined;
@@ -184,5 +188,29 @@ describe('a capability added in one folder and one line', () => {
     });
     expect(added(naming)).toMatchObject({ verdict: 'elevated', contribution: 30, detail: LISTED });
     expect(naming.raw).toBe(released.raw + 30);
+  });
+
+  it('replays a retained score that carries its code, for a tier that sees it and one that does not', () => {
+    const name = 'ip_added_later' as SnapshotName;
+    const set = decodeSnapshot(
+      name,
+      buildSnapshot(name, { addedList: new Map([['', Buffer.from('192.0.2.10\n')]]) }).payload,
+    );
+    const version = { ...DEFAULT_VERSION, points: { ...DEFAULT_VERSION.points, [LISTED]: 30 } };
+    const scored = score({ evidence: { ip: listedIp, data: { ip_added_later: set } }, version });
+    expect(scored.fired).toContain(LISTED);
+    for (const tier of ['verify', 'assess'] as const) {
+      const sig = {
+        components: tierEvidence(scored, tier).components,
+        fired: scored.fired,
+        reports: 0,
+        context: false,
+      };
+      expect(replay(sig, version), tier).toMatchObject({
+        raw: scored.raw,
+        score: scored.score,
+        band: scored.band,
+      });
+    }
   });
 });

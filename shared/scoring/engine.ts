@@ -37,6 +37,11 @@ export interface Scored {
   primary_risk_factor?: { code: string; narrative: string };
   benign_exclusions: BenignExclusion[];
   context_applied?: ContextApplied;
+  /**
+   * The context's effect before gates (contextEffect), which `context_applied.effect` reports only
+   * when it moved the band; absent without a context. The audit record keeps it for every tier.
+   */
+  context_effect?: ContextEffect;
   subject: ResolvedSubject;
   /** Services the data name for the subject's network, by the component that read them (explain only). */
   services: NamedService[];
@@ -410,14 +415,38 @@ export interface ScoreInput {
   degraded?: readonly string[];
 }
 
-/** Scores one subject. Pure: the same input always gives the same output. */
-export function score(input: ScoreInput): Scored {
-  const { evidence, version, context } = input;
-  const { components, raw } = evaluate(evidence, version.points);
+/** What a score's band depends on besides its components, as a retained score keeps it. */
+export interface BandInput {
+  posture?: RiskPosture;
+  /** The context's effect before gates (contextEffect); undefined when the request had no context. */
+  effect?: ContextEffect;
+  /** The ledger's reports for the caller, when it reports the subject at all. */
+  ledgerReports?: number;
+}
+
+export interface Banded {
+  score: number;
+  band: Band;
+  /** The band before the context's shift. */
+  postureBand: Band;
+  /** The band the context's effect alone would give, before gates. */
+  shifted?: Band;
+}
+
+/**
+ * The score and band of a subject's components under `version`: the percentile, the posture's
+ * floors, the evidence gates, the ledger's ceiling and the context's one-step shift. Everything a
+ * band depends on is an argument, so a retained score replays through this very function
+ * (replay.ts).
+ */
+export function bandOf(
+  components: readonly ComponentResult[],
+  raw: number,
+  version: ScoreVersion,
+  input: BandInput,
+): Banded {
+  const { ledgerReports, posture, effect } = input;
   const scoreValue = percentileRank(raw, version.calibration);
-  const rep = evidence.reputation;
-  const ledgerReports =
-    rep !== undefined && rep !== 'unavailable' && rep.reports > 0 ? rep.reports : undefined;
   const gates = version.gates ?? (ledgerReports !== undefined ? LEDGER_TRUST_GATES : undefined);
   // What the other evidence alone would give: the band the ledger's points may not lift past
   // its ceiling (ledgerBandCeiling). The score itself keeps the ledger's points.
@@ -431,26 +460,38 @@ export function score(input: ScoreInput): Scored {
         );
   const ceiled = (b: Band, without: Band) =>
     ledgerReports === undefined ? b : ledgerBandCeiling(b, without, ledgerReports, components);
-  const postureWithout = gateBand(
-    bandFor(scoreWithout, version, context?.risk_posture),
-    others,
-    version.gates,
-  );
+  const postureWithout = gateBand(bandFor(scoreWithout, version, posture), others, version.gates);
   const postureBand = ceiled(
-    gateBand(bandFor(scoreValue, version, context?.risk_posture), components, gates, ledgerReports),
+    gateBand(bandFor(scoreValue, version, posture), components, gates, ledgerReports),
     postureWithout,
   );
+  if (effect === undefined) return { score: scoreValue, band: postureBand, postureBand };
+  const shifted = shiftBand(postureBand, effect);
+  // The gates bind the context too: it cannot lift a subject without evidence above `low`.
+  const band = ceiled(
+    gateBand(shifted, components, gates, ledgerReports),
+    gateBand(shiftBand(postureWithout, effect), others, version.gates),
+  );
+  return { score: scoreValue, band, postureBand, shifted };
+}
 
-  let band = postureBand;
+/** Scores one subject. Pure: the same input always gives the same output. */
+export function score(input: ScoreInput): Scored {
+  const { evidence, version, context } = input;
+  const { components, raw } = evaluate(evidence, version.points);
+  const rep = evidence.reputation;
+  const ledgerReports =
+    rep !== undefined && rep !== 'unavailable' && rep.reports > 0 ? rep.reports : undefined;
+  const geography = context ? contextEffect(evidence, context) : undefined;
+  const banded = bandOf(components, raw, version, {
+    ...(context?.risk_posture ? { posture: context.risk_posture } : {}),
+    ...(geography ? { effect: geography.effect } : {}),
+    ...(ledgerReports !== undefined ? { ledgerReports } : {}),
+  });
+  const { score: scoreValue, band, postureBand, shifted } = banded;
   let contextApplied: ContextApplied | undefined;
-  if (context) {
-    const { effect, reason } = contextEffect(evidence, context);
-    const shifted = shiftBand(postureBand, effect);
-    // The gates bind the context too: it cannot lift a subject without evidence above `low`.
-    band = ceiled(
-      gateBand(shifted, components, gates, ledgerReports),
-      gateBand(shiftBand(postureWithout, effect), others, version.gates),
-    );
+  if (geography) {
+    const { effect, reason } = geography;
     // A shift that cannot move the band (already critical or minimal, or gated) changed nothing: say so.
     const applied: ContextEffect = band === postureBand ? 'none' : effect;
     const why =
@@ -487,6 +528,7 @@ export function score(input: ScoreInput): Scored {
     ...(primary ? { primary_risk_factor: primary } : {}),
     benign_exclusions: benignExclusions(evidence, context, components),
     ...(contextApplied ? { context_applied: contextApplied } : {}),
+    ...(geography ? { context_effect: geography.effect } : {}),
     subject: resolution(evidence),
     services: namedServices(evidence),
     corrections: correctedComponents(evidence),

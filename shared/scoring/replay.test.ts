@@ -12,7 +12,12 @@ import { TIERS, type Tier } from '../contract/response.ts';
 import { calibrationSources } from './calibration/build.ts';
 import { drawBootstrap } from './calibration/bootstrap.ts';
 import { rng } from './calibration/population.ts';
-import { score, type RiskPosture } from './engine.ts';
+import { bandOf, score, type RiskPosture, type ScoreVersion } from './engine.ts';
+import { storedFinding, type StoredFindings } from '../capabilities/definition.ts';
+import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
+import type { ContextEffect } from '../vocabulary/score-terms.ts';
+import type { ReasonCode } from './reason-codes.ts';
+import { includedIn } from './tiers.ts';
 import { gatherEvidence, type EvidenceSources, type Reputation } from './evidence.ts';
 import type { ComponentKey } from './reason-codes.ts';
 import { replay, reproduces, type ReplaySignature } from './replay.ts';
@@ -123,5 +128,118 @@ describe('replay of a retained score', () => {
     expect(reproduces(sig, v, { raw: r.raw, score: r.score, band: r.band === 'low' ? 'high' : 'low' })).toBe(
       false,
     );
+  });
+});
+
+/**
+ * Every code of every capability, under every version and tier: the findings a score could have
+ * (each capability giving one of its declared codes with its declared verdict), banded by the
+ * engine, reduced to the row a tier would store, must replay to the same raw risk, score and band.
+ * A code a hidden component gives with points but without firing, or a firing code whose verdict
+ * its capability does not declare, fails here.
+ */
+describe('replay of every reason code', () => {
+  const rand = rng(11);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  type Def = (typeof COMPONENT_ORDER)[number];
+  const codesOf = (d: Def) => Object.keys(d.replay.verdicts);
+  const findingOf = (d: Def, code: string, reports: number) =>
+    code === 'SOURCE_UNAVAILABLE'
+      ? { verdict: 'unavailable' as const, detail: code }
+      : storedFinding(d.replay as StoredFindings<string>, code, reports);
+
+  function storedScore(
+    chosen: Map<Def, string>,
+    version: ScoreVersion,
+    reports: number,
+    posture: RiskPosture | undefined,
+    effect: ContextEffect | undefined,
+  ) {
+    const components = COMPONENT_ORDER.flatMap((d) => {
+      const code = chosen.get(d);
+      if (code === undefined) return [];
+      const f = findingOf(d, code, reports);
+      return [
+        {
+          component: d.key,
+          verdict: f.verdict,
+          contribution: (version.points[code as ReasonCode] ?? 0) * (f.times ?? 1),
+          detail: code,
+        },
+      ];
+    });
+    const raw = components.reduce((s, c) => s + c.contribution, 0);
+    const ledger = components.find((c) => c.component === 'reputation_ledger');
+    const ledgerReports = ledger?.detail === 'REPUTATION_REPORTED' ? reports : undefined;
+    const banded = bandOf(components, raw, version, {
+      ...(posture ? { posture } : {}),
+      ...(effect ? { effect } : {}),
+      ...(ledgerReports !== undefined ? { ledgerReports } : {}),
+    });
+    const fired = components
+      .filter((c) => c.verdict === 'elevated' || c.verdict === 'adverse')
+      .map((c) => c.detail);
+    return { components, raw, fired, ...banded };
+  }
+
+  it('replays each code exactly under the version that gave it, for every tier', () => {
+    let checked = 0;
+    for (const version of SCORE_VERSIONS)
+      for (const tier of TIERS)
+        for (const def of COMPONENT_ORDER)
+          for (const code of [...codesOf(def), 'SOURCE_UNAVAILABLE'])
+            for (let round = 0; round < 4; round++) {
+              // Below bureau the ledger is never consulted: no row of those tiers has its component.
+              const consulted = (d: Def) => tier === 'bureau' || d.key !== 'reputation_ledger';
+              if (!consulted(def)) continue;
+              const chosen = new Map<Def, string>();
+              for (const other of COMPONENT_ORDER)
+                if (other !== def && consulted(other) && rand() < 0.7)
+                  chosen.set(other, pick(codesOf(other)));
+              chosen.set(def, code);
+              const reports = code === 'REPUTATION_REPORTED' || rand() < 0.5 ? 1 + (round % 4) : 0;
+              const posture = pick(POSTURES);
+              const context = rand() < 0.5;
+              const effect = context ? pick(['none', 'band_elevated', 'band_reduced'] as const) : undefined;
+              const stored = storedScore(chosen, version, reports, posture, effect);
+              const has = includedIn(tier, []);
+              const sig: ReplaySignature = {
+                components: stored.components.filter((c) => has.has(c.component)),
+                fired: stored.fired,
+                reports: tier === 'bureau' ? reports : 0,
+                context,
+                ...(posture ? { posture } : {}),
+                ...(effect ? { effect } : {}),
+              };
+              const r = replay(sig, version);
+              expect(
+                { raw: r.raw, score: r.score, band: r.band },
+                `${version.id} ${tier} ${[...chosen.values()].join(',')} reports ${reports}`,
+              ).toEqual({ raw: stored.raw, score: stored.score, band: stored.band });
+              checked++;
+            }
+    expect(checked).toBeGreaterThan(2000);
+  });
+
+  it('declares for each code the verdict its capability gives it', () => {
+    const { subjects, reports } = drawBootstrap(3000, 78);
+    const sources = calibrationSources();
+    const seen = new Set<string>();
+    subjects.forEach((subject, i) => {
+      const reputation: Reputation = { reports: reports[i]! };
+      const evidence = gatherEvidence(subject, sources, reputation);
+      const scored = score({ evidence, version: SCORE_VERSIONS.at(-1)! });
+      for (const c of scored.components) {
+        if (c.verdict === 'unavailable') continue;
+        const def = COMPONENT_ORDER.find((d) => d.key === c.component)!;
+        const declaredFinding = findingOf(def, c.detail!, reports[i]!);
+        expect({ verdict: c.verdict, detail: c.detail }).toEqual({
+          verdict: declaredFinding.verdict,
+          detail: c.detail,
+        });
+        seen.add(c.detail!);
+      }
+    });
+    expect(seen.size).toBeGreaterThan(10);
   });
 });

@@ -1,26 +1,25 @@
 /**
  * Replays a retained score under any score version with the engine the API runs (engine.ts
- * `score`), from what its audit row keeps: the components the caller's tier saw, the reason codes
+ * `bandOf`), from what its audit row keeps: the components the caller's tier saw, the reason codes
  * of every component that found risk (`fired_components`, all tiers), the ledger's report count,
  * and the request's risk posture, moment and context effect.
  *
- * The engine reads facts, not components, so the replay rebuilds the least facts whose findings are
- * the stored components (a valid number for CLI_VALID, a Tor exit for IP_TOR_EXIT, ...) and scores
- * them. A score depends only on those findings, the posture, the moment and the context's effect
- * (engine.ts), so the rebuilt subject scores exactly as the original under every version; the
- * signature of a row is therefore all a backtest needs, and rows with equal signatures are replayed
- * once. `reproduces` checks a row against its own version: a row whose replay under the version
- * that made it does not give back its stored raw risk, score and band is counted, never trusted.
+ * A band depends only on the subject's findings (component, verdict, code, count), the posture,
+ * the context's effect and the ledger's report count (engine.ts `bandOf`), so the replay scores
+ * the stored findings themselves: each visible component as stored, each code a hidden component
+ * fired with the verdict its capability declares for it (definition.ts `replay`). No code needs a
+ * rule here, so a new one replays exactly as soon as its capability declares it. Rows with equal
+ * signatures are replayed once. `reproduces` checks a row against its own version: a row whose
+ * replay under the version that made it does not give back its stored raw risk, score and band is
+ * counted, never trusted.
  */
-import type { CapabilityDefinitions } from '../capabilities/index.ts';
-import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
-import type { ScoringContext } from '../vocabulary/scoring-input.ts';
+import { storedFinding, type CapabilityFinding, type StoredFindings } from '../capabilities/definition.ts';
+import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import type { Action, Band, ContextEffect, Verdict } from '../vocabulary/score-terms.ts';
-import type { IpFacts } from '../resolution/ip.ts';
-import type { PhoneFacts } from '../resolution/phone.ts';
-import { score, type RiskPosture, type ScoreVersion } from './engine.ts';
-import type { Evidence, Reputation } from './evidence.ts';
-import type { ComponentKey } from './reason-codes.ts';
+import { actionFor, bandOf, type RiskPosture, type ScoreVersion } from './engine.ts';
+import type { ComponentResult } from './result-types.ts';
+import { pointsOf } from './weights.ts';
+import type { ReasonCode } from './reason-codes.ts';
 
 /** A stored component as the audit row's evidence has it. */
 export interface StoredComponent {
@@ -52,102 +51,63 @@ export interface Replayed {
   action: Action;
 }
 
-/** The component that gives each reason code. */
-const COMPONENT_OF = new Map<string, ComponentKey>(
-  CAPABILITY_DEFINITIONS.flatMap((d: CapabilityDefinitions) =>
-    Object.keys(d.codes).map((code): [string, ComponentKey] => [code, d.key as ComponentKey]),
+type Definition = (typeof COMPONENT_ORDER)[number];
+type Finding = CapabilityFinding<string> & { component: string };
+
+/** The capability that gives each code a component fires with (elevated or adverse). */
+const FIRING_CAPABILITY = new Map<string, Definition>(
+  COMPONENT_ORDER.flatMap((d) =>
+    (Object.entries(d.replay.verdicts) as [string, Verdict][])
+      .filter(([, v]) => v === 'elevated' || v === 'adverse')
+      .map(([code]): [string, Definition] => [code, d]),
   ),
 );
 
-/** The country the rebuilt subject resolves to when a context effect needs one. */
-const SUBJECT_COUNTRY = 'ZZ';
+const declared = (d: Definition, code: string, reports: number) =>
+  storedFinding(d.replay as StoredFindings<string>, code, reports);
 
-/** The least facts whose capability findings are the signature's components. */
-export function replayEvidence(sig: ReplaySignature): Evidence {
-  const detail = new Map<string, string>();
-  const unavailable = new Set<ComponentKey>();
+/** The findings a signature stands for, in the order a response lists components. */
+export function replayFindings(sig: ReplaySignature): Finding[] {
+  const byKey = new Map<string, Finding>();
   for (const c of sig.components) {
-    if (c.verdict === 'unavailable') unavailable.add(c.component as ComponentKey);
-    else if (c.detail) detail.set(c.component, c.detail);
+    const def = COMPONENT_ORDER.find((d) => d.key === c.component);
+    if (!def) continue;
+    const detail = c.verdict === 'unavailable' || !c.detail ? 'SOURCE_UNAVAILABLE' : c.detail;
+    const times = detail === 'SOURCE_UNAVAILABLE' ? undefined : declared(def, detail, sig.reports).times;
+    byKey.set(c.component, {
+      component: c.component,
+      verdict: c.verdict,
+      detail,
+      ...(times !== undefined ? { times } : {}),
+    });
   }
   // Components the tier hid: only those that found risk can weigh anything, and fired names them.
   for (const code of sig.fired) {
-    const key = COMPONENT_OF.get(code);
-    if (key && !detail.has(key) && !unavailable.has(key)) detail.set(key, code);
+    const def = FIRING_CAPABILITY.get(code);
+    if (def && !byKey.has(def.key))
+      byKey.set(def.key, { component: def.key, ...declared(def, code, sig.reports) });
   }
-  const has = (key: string) => detail.has(key) || unavailable.has(key as ComponentKey);
-  const evidence: Evidence = {};
-
-  if (has('caller_id_integrity') || has('ndc_range_risk')) {
-    const cli = detail.get('caller_id_integrity');
-    const ndc = detail.get('ndc_range_risk');
-    const valid = cli !== undefined ? cli === 'CLI_VALID' : ndc !== 'NDC_RANGE_UNKNOWN';
-    const phone: PhoneFacts = {
-      e164: '+0',
-      valid,
-      possible: valid,
-      trunkZero: cli === 'CLI_UNATTESTED',
-      allocated: valid,
-    };
-    evidence.phone = phone;
-    if (ndc === 'NDC_RANGE_ELEVATED') evidence.ndcListed = 'elevated';
-    else if (valid) evidence.ndcListed = 'ordinary';
-  }
-
-  if (has('ip_network_type') || has('ip_tor_exit') || has('ip_vpn_proxy')) {
-    const type = detail.get('ip_network_type');
-    const ip: IpFacts = {
-      address: '192.0.2.1',
-      version: 4,
-      bogon: type === 'IP_BOGON',
-      range: type === 'IP_BOGON' ? 'reserved' : 'unicast',
-      hosting: type === 'IP_HOSTING',
-      vpn: detail.get('ip_vpn_proxy') === 'IP_VPN_PROXY',
-      proxy: false,
-      tor: detail.get('ip_tor_exit') === 'IP_TOR_EXIT',
-      ...(type === 'IP_ACCESS_NETWORK' || type === 'IP_HOSTING' ? { as_type: 'isp' as const } : {}),
-    };
-    evidence.ip = ip;
-  }
-
-  if (has('reputation_ledger')) {
-    const rep = detail.get('reputation_ledger');
-    const reputation: Reputation =
-      rep === undefined
-        ? 'unavailable'
-        : { reports: rep === 'REPUTATION_REPORTED' ? Math.max(1, sig.reports) : 0 };
-    evidence.reputation = reputation;
-  }
-
-  if (sig.effect && sig.effect !== 'none') {
-    // contextEffect reads the subject's countries: a valid number's or a routable address's.
-    if (evidence.phone?.valid) evidence.phone.country_code = SUBJECT_COUNTRY;
-    else if (evidence.ip && !evidence.ip.bogon) evidence.ip.country_code = SUBJECT_COUNTRY;
-  }
-  if (unavailable.size > 0) evidence.unavailable = unavailable;
-  return evidence;
+  return COMPONENT_ORDER.flatMap((d) => byKey.get(d.key) ?? []);
 }
 
-/** A context with the signature's posture and moment whose geography has the stored effect. */
-export function replayContext(sig: ReplaySignature): ScoringContext | undefined {
-  if (!sig.context) return undefined;
-  const geography =
-    sig.effect === 'band_elevated'
-      ? { operating_countries: ['YY'] }
-      : sig.effect === 'band_reduced'
-        ? { diaspora_corridors: [SUBJECT_COUNTRY] }
-        : {};
-  return {
-    geography,
-    collection_point: sig.moment ? { moment: sig.moment as never } : {},
-    ...(sig.posture ? { risk_posture: sig.posture } : {}),
-  } as ScoringContext;
-}
-
-/** The score the API gives the signature's subject under `version`: engine.ts `score`, unchanged. */
+/** The score the API gives the signature's subject under `version`: engine.ts `bandOf`, unchanged. */
 export function replay(sig: ReplaySignature, version: ScoreVersion): Replayed {
-  const scored = score({ evidence: replayEvidence(sig), version, context: replayContext(sig) });
-  return { raw: scored.raw, score: scored.score, band: scored.band, action: scored.recommended_action };
+  const components: ComponentResult[] = replayFindings(sig).map((f) => ({
+    component: f.component as ComponentResult['component'],
+    verdict: f.verdict,
+    contribution: pointsOf(version.points, f.detail as ReasonCode) * (f.times ?? 1),
+    detail: f.detail,
+  }));
+  const raw = components.reduce((sum, c) => sum + c.contribution, 0);
+  const ledger = components.find((c) => c.component === 'reputation_ledger');
+  const reported =
+    ledger !== undefined && ledger.verdict !== 'unavailable' && ledger.detail === 'REPUTATION_REPORTED';
+  const banded = bandOf(components, raw, version, {
+    ...(sig.posture ? { posture: sig.posture } : {}),
+    ...(sig.context ? { effect: sig.effect ?? 'none' } : {}),
+    ...(reported ? { ledgerReports: Math.max(1, sig.reports) } : {}),
+  });
+  return { raw, score: banded.score, band: banded.band, action: actionFor(banded.band, sig.moment) };
 }
 
 /** Whether the replay under the row's own version gives back what the row stored. */

@@ -53,6 +53,7 @@ export const callerIdIntegrity = defineCapability({
     },
     decode: (decoded, what): CarrierPrefixes => carriersFrom(decoded, what),
   },
+  replay: { verdicts: { CLI_IMPOSSIBLE: 'adverse', CLI_UNATTESTED: 'no_match', CLI_VALID: 'clean' } },
   finding: ({ phone: p }) => {
     if (!p) return undefined;
     if (p.valid) return { verdict: 'clean', detail: 'CLI_VALID' };

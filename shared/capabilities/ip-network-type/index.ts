@@ -170,6 +170,16 @@ export const ipNetworkType = defineCapability({
       ...(listed && service !== undefined ? { services: { hosting: service } } : {}),
     };
   },
+  replay: {
+    verdicts: {
+      IP_BOGON: 'adverse',
+      IP_HOSTING: 'elevated',
+      IP_ACCESS_NETWORK: 'clean',
+      IP_NETWORK_UNKNOWN: 'neutral',
+      IP_PRIVACY_RELAY: 'neutral',
+      IP_OPERATOR_CORRECTED: 'clean',
+    },
+  },
   finding: ({ ip }) => {
     if (!ip) return undefined;
     if (ip.bogon) return { verdict: 'adverse', detail: 'IP_BOGON' };

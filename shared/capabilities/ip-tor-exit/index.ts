@@ -11,7 +11,7 @@ import {
   type RangeSet,
 } from '../../resolution/range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
-import { IP_ANONYMISER_LIST_STALE, IP_NOT_ANONYMISED } from '../ip-not-anonymised.ts';
+import { IP_ANONYMISER_LIST_STALE, IP_NOT_ANONYMISED, UNLISTED_VERDICTS } from '../ip-not-anonymised.ts';
 import { TOR_EXIT_CODES, torExitFinding } from './finding.ts';
 
 /** Whether the address is a Tor exit: the Tor Project's bulk exit list. */
@@ -57,5 +57,13 @@ export const ipTorExit = defineCapability({
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
   ipFacts: (_ip, key, set) => ({ tor: kindAt(set, key) !== 0 }),
+  replay: {
+    verdicts: {
+      IP_TOR_EXIT: 'adverse',
+      IP_TOR_OPERATOR_NETWORK: 'elevated',
+      ...UNLISTED_VERDICTS,
+      IP_OPERATOR_CORRECTED: 'clean',
+    },
+  },
   finding: torExitFinding,
 });

@@ -15,6 +15,7 @@ import {
   IP_ANONYMISER_LIST_STALE,
   IP_NOT_ANONYMISED,
   IP_PRIVACY_RELAY,
+  UNLISTED_VERDICTS,
   unlistedFinding,
 } from '../ip-not-anonymised.ts';
 
@@ -83,6 +84,14 @@ export const ipVpnProxy = defineCapability({
       ...(kind === 3 ? { relay: true } : {}),
       ...(service !== undefined ? { services: { vpn_proxy: service } } : {}),
     };
+  },
+  replay: {
+    verdicts: {
+      IP_VPN_PROXY: 'elevated',
+      ...UNLISTED_VERDICTS,
+      IP_PRIVACY_RELAY: 'neutral',
+      IP_OPERATOR_CORRECTED: 'clean',
+    },
   },
   finding: ({ ip, stale }) => {
     if (!ip) return undefined;

@@ -61,6 +61,9 @@ export const ndcRangeRisk = defineCapability({
       );
     },
   },
+  replay: {
+    verdicts: { NDC_RANGE_ELEVATED: 'elevated', NDC_RANGE_ORDINARY: 'clean', NDC_RANGE_UNKNOWN: 'no_match' },
+  },
   finding: ({ phone: p, ndcListed: listed }) => {
     if (!p) return undefined;
     if (!p.valid) return { verdict: 'no_match', detail: 'NDC_RANGE_UNKNOWN' };

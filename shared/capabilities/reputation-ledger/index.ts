@@ -33,15 +33,25 @@ export const reputationLedger = defineCapability({
   whenMissing: 'unavailable',
   format:
     'Redis hash per version in the ledger Redis: field = 128-bit HMAC-SHA-256 of the canonical subject under the server secret, value = reports.',
+  // A stored REPUTATION_REPORTED counts as the reports the row kept (at least one: it was reported).
+  replay: {
+    verdicts: { REPUTATION_REPORTED: 'elevated', REPUTATION_NO_REPORTS: 'no_match' },
+    byReports: (code, reports) =>
+      code === 'REPUTATION_REPORTED' ? reportedFinding(Math.max(1, reports)) : undefined,
+  },
   // Absent when the caller's tier does not consult the ledger; `unavailable` is the lookup's answer.
   finding: ({ reputation: rep }) => {
     if (rep === undefined) return undefined;
     if (rep === 'unavailable') return { verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
     if (rep.reports === 0) return { verdict: 'no_match', detail: 'REPUTATION_NO_REPORTS' };
-    return {
-      verdict: rep.reports >= REPUTATION_CAP ? 'adverse' : 'elevated',
-      detail: 'REPUTATION_REPORTED',
-      times: Math.min(REPUTATION_CAP, rep.reports),
-    };
+    return { detail: 'REPUTATION_REPORTED', ...reportedFinding(rep.reports) };
   },
 });
+
+/** Reported subjects: adverse from the cap on, each report counted up to it. */
+function reportedFinding(reports: number) {
+  return {
+    verdict: reports >= REPUTATION_CAP ? 'adverse' : 'elevated',
+    times: Math.min(REPUTATION_CAP, reports),
+  } as const;
+}
