@@ -62,6 +62,7 @@ export function auditRecordTemplate(orgId: string): AuditRecord {
       },
       raw_risk: scored.raw,
       fired_components: scored.fired,
+      ...(scored.context_effect !== undefined && { context_effect: scored.context_effect }),
       challenger: {
         score_version: challenger.id,
         score: challengerScored.score,

@@ -76,6 +76,7 @@ const TEMPLATE_COLUMNS = [
   'evidence_json',
   'raw_risk',
   'fired_components',
+  'context_effect',
 ];
 
 /** Row `number`: template number % TEMPLATES, a time `number` steps back from `now` over DAYS days. */
@@ -103,7 +104,7 @@ async function load(now: number): Promise<void> {
     query: `CREATE TABLE ${DB}.templates (idx UInt32, score_version String, score UInt8, band String,
       recommended_action String, coverage String, primary_risk_factor String, degraded_sources Array(String),
       has_phone UInt8, has_ip UInt8, request_json String, response_json String, evidence_json String,
-      raw_risk Float64, fired_components Array(String)) ENGINE = Memory`,
+      raw_risk Float64, fired_components Array(String), context_effect String) ENGINE = Memory`,
   });
   await ch.insert({
     table: `${DB}.templates`,

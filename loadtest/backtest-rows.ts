@@ -57,6 +57,7 @@ export function referenceRows(
         },
         raw_risk: scored.raw,
         fired_components: scored.fired,
+        ...(scored.context_effect !== undefined && { context_effect: scored.context_effect }),
       },
       JSON.stringify(response),
     );

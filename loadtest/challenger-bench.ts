@@ -53,6 +53,7 @@ function request(i: number, challengerVersion: ScoreVersion | undefined): string
       evidence: tierEvidence(scored, 'bureau'),
       raw_risk: scored.raw,
       fired_components: scored.fired,
+      ...(scored.context_effect !== undefined && { context_effect: scored.context_effect }),
       ...(ch && {
         challenger: {
           score_version: challengerVersion!.id,

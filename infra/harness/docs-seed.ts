@@ -69,6 +69,8 @@ export function docsSeedRows(now = Math.floor(Date.now() / 1000)): Record<string
       context: { collection_point: { moment: 'signup' } },
       options: { explain: i % 2 === 0 },
     }),
+    // The context names no geography: its effect is none.
+    context_effect: 'none',
     inserted_at: now,
     ...extra,
   });

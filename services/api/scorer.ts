@@ -160,6 +160,8 @@ export class Scorer {
         evidence: { ...tierEvidence(scored, tier, entitlements), ...reputationReports(reputation) },
         raw_risk: scored.raw,
         fired_components: scored.fired,
+        // Before gates, for every tier: the response's context_applied does not say it (backtests).
+        ...(scored.context_effect !== undefined && { context_effect: scored.context_effect }),
         ...(challengerScored && {
           challenger: {
             score_version: challenger!.id,

@@ -62,6 +62,7 @@ export function toRow(r: AuditRecordEnvelope) {
     evidence_json: JSON.stringify(r.evidence),
     raw_risk: r.raw_risk ?? 0,
     fired_components: r.fired_components ?? [],
+    context_effect: r.context_effect ?? '',
     challenger_version: r.challenger?.score_version ?? '',
     challenger_score: r.challenger?.score ?? null,
     challenger_band: r.challenger?.band ?? '',

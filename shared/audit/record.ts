@@ -3,6 +3,7 @@ import { SCORE_ID_PATTERN } from '../ids.ts';
 import {
   ACTIONS,
   BANDS,
+  CONTEXT_EFFECTS,
   COVERAGES,
   Component,
   ReputationReports,
@@ -13,8 +14,9 @@ import {
 
 /**
  * Version of the audit envelope; bump it with a new schema and keep decoding the old ones. Optional
- * fields added since (the score-quality ones, `request_digest`) leave it at 1: a record without them
- * still decodes, and a sink not yet upgraded drops them instead of dead-lettering the record.
+ * fields added since (the score-quality ones, `request_digest`, `context_effect`) leave it at 1: a
+ * record without them still decodes, and a sink not yet upgraded drops them instead of
+ * dead-lettering the record.
  */
 export const AUDIT_RECORD_VERSION = 1;
 
@@ -58,6 +60,17 @@ const RequestIdentity = {
 };
 
 /**
+ * What a band depends on that the response does not say for every tier: the request context's
+ * effect before gates (engine.ts contextEffect). `context_applied` reports it to `assess` and
+ * `bureau` only, and says `none` where a gate or the band's end stopped the shift, which another
+ * version may not; the backtest replays with this. Absent without a context, and in records older
+ * than the field.
+ */
+const ContextRecord = {
+  context_effect: z.enum(CONTEXT_EFFECTS).optional(),
+};
+
+/**
  * One record on `scores.v1` per 200 from POST /v1/score: the request as sent (never the key),
  * the response exactly as returned, and the full tier-permitted evidence.
  */
@@ -75,6 +88,7 @@ export const AuditRecord = z.object({
   evidence: AuditEvidence,
   ...ScoreQuality,
   ...RequestIdentity,
+  ...ContextRecord,
 });
 
 export type AuditRecord = z.infer<typeof AuditRecord>;
@@ -107,6 +121,7 @@ export const AuditRecordEnvelope = z.object({
   }),
   ...ScoreQuality,
   ...RequestIdentity,
+  ...ContextRecord,
 });
 
 export type AuditRecordEnvelope = z.infer<typeof AuditRecordEnvelope>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { replay } from '../scoring/replay.ts';
 import { findVersion } from '../scoring/versions.ts';
 import { BacktestTally, figures, psi } from './figures.ts';
 import type { SignatureGroup } from './signatures.ts';
@@ -51,5 +52,21 @@ describe('backtest figures', () => {
     expect(f.candidate.caps_pass).toBe(at(3) <= 0.05);
     expect(f.candidate.psi).toBeGreaterThan(0);
     expect(f.baseline.psi).toBeNull(); // no reference rates given for it
+  });
+
+  it("infers a context's effect only for rows that do not keep it", () => {
+    const t = new BacktestTally(candidate, baseline, findVersion);
+    // A hosting address scored with a context that raised its band.
+    const kept = group(['IP_HOSTING'], 7);
+    kept.signature = { ...kept.signature, context: true, effect: 'band_elevated' };
+    const made = replay(kept.signature, baseline);
+    kept.stored = { raw: made.raw, score: made.score, band: made.band };
+    t.add(kept);
+    expect(t.contextInferred + t.contextAmbiguous).toBe(0);
+    // The same score in a row older than context_effect, of a tier without context_applied.
+    const { effect: _, ...older } = kept.signature;
+    t.add({ ...kept, signature: older, scores: 3 });
+    expect(t.contextInferred + t.contextAmbiguous).toBe(3);
+    expect(t.reproduced).toBe(10);
   });
 });

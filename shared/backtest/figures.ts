@@ -52,9 +52,9 @@ export class BacktestTally {
   /** Scores whose stored version is unknown here: counted, replayed, not checked. */
   unknownVersion = 0;
   /**
-   * Scores with a context whose effect the row does not keep (a tier without context_applied):
-   * inferred when exactly one effect gives back the stored band under the row's own version,
-   * else ambiguous and replayed without it.
+   * Scores with a context whose effect the row does not keep (a row older than the
+   * `context_effect` column, of a tier without context_applied): inferred when exactly one effect
+   * gives back the stored band under the row's own version, else ambiguous and replayed without it.
    */
   contextInferred = 0;
   contextAmbiguous = 0;
@@ -85,7 +85,10 @@ export class BacktestTally {
     return r;
   }
 
-  /** The signature with its context effect, inferred from the stored band where the row lacks it. */
+  /**
+   * The signature with its context effect: the row's own where it keeps one (`context_effect`, or
+   * `context_applied` in older rows), else inferred from the stored band.
+   */
   private withEffect(g: SignatureGroup, own: ScoreVersion | undefined): SignatureGroup {
     if (!g.signature.context || g.signature.effect !== undefined) return g;
     const fits = own ? EFFECTS.filter((effect) => reproduces({ ...g.signature, effect }, own, g.stored)) : [];

@@ -67,13 +67,18 @@ const Components = z.array(
 /**
  * The words of engine.ts contextEffect's reasons that tell its effect; `context_applied.effect`
  * alone says `none` when a gate or the band's end stopped the shift, which another version may not.
+ * Read only for rows older than the `context_effect` column (migration 010), which keeps the
+ * effect before gates for every tier.
  */
 export const EFFECT_MARKERS = {
   band_elevated: 'outside the operating countries',
   band_reduced: 'a diaspora corridor of this context',
 } as const;
 
-/** The effect before gates from a response's `context_applied` (as JSON): what the SQL computes. */
+/**
+ * The effect before gates from a response's `context_applied` (as JSON): what the SQL computes for
+ * a row whose `context_effect` is empty.
+ */
 export function effectOf(applied: { reason: string } | undefined): ContextEffect | undefined {
   if (!applied) return undefined;
   if (applied.reason.includes(EFFECT_MARKERS.band_elevated)) return 'band_elevated';
@@ -95,7 +100,11 @@ export function windowDays(w: Window): string[] {
   return out;
 }
 
-/** The grouping query of one UTC day. */
+/**
+ * The grouping query of one UTC day. A row's context effect is its `context_effect` where set (the
+ * effect before gates, every tier); in rows older than the column, the one `context_applied`'s
+ * reason tells, empty without it.
+ */
 export function dayQuery(database: string, day: string, orgId?: string): string {
   if (!DAY.test(day)) throw new Error('day must be YYYY-MM-DD');
   if (orgId !== undefined && !ORG_ID.test(orgId)) throw new Error('bad organisation id');
@@ -115,7 +124,8 @@ FROM
            visitParamExtractString(request_json, 'moment') AS moment,
            toInt32(position(request_json, '"context":{') > 0 OR position(request_json, '"context_id":') > 0) AS context,
            visitParamExtractRaw(response_json, 'context_applied') AS applied,
-           multiIf(applied = '', '',
+           multiIf(context_effect != '', context_effect,
+                   applied = '', '',
                    position(applied, ${quote(EFFECT_MARKERS.band_elevated)}) > 0, 'band_elevated',
                    position(applied, ${quote(EFFECT_MARKERS.band_reduced)}) > 0, 'band_reduced',
                    'none') AS effect
@@ -147,7 +157,8 @@ function toGroup(row: z.output<typeof GroupRow>): SignatureGroup {
     context: row.context === 1,
     ...(POSTURES.has(row.posture) ? { posture: row.posture as RiskPosture } : {}),
     ...(row.moment ? { moment: row.moment } : {}),
-    // No context_applied in the response (a tier without it): the effect is not retained.
+    // Neither context_effect (a row older than the column) nor context_applied in the response
+    // (a tier without it): the effect is not retained, and figures.ts infers it.
     ...(row.effect ? { effect: row.effect as ContextEffect } : {}),
   };
   return {

@@ -24,6 +24,7 @@ export const TABLES = {
     evidence_json: z.string(),
     raw_risk: z.number(),
     fired_components: z.array(z.string()),
+    context_effect: z.string(),
   }),
   outcomes: z.object({ org_id: z.string(), phone_number: z.string(), ip_address: z.string() }),
   scored_subjects: z.object({ org_id: z.string(), subject: z.string(), scored_at_ms: uint64 }),
