@@ -70,11 +70,13 @@ function awsRanges(count: number, extra: string[] = []): string {
 /** ARIN's delegated-extended statistics: `count` /24s from 44.0.0.0, then `extra` start addresses. */
 function rirStats(count: number, extra: string[] = []): string {
   const starts = [...Array.from({ length: count }, (_, i) => `44.${i >> 8}.${i & 255}.0`), ...extra];
-  // The serial is today's date where ARIN is (UTC-5), as in a real file: today's UTC date at
-  // midnight UTC-5 lies in the future for the first five hours of every UTC day.
+  // The version line follows ARIN's real one (fixture test/fixtures/publishers/rir): version 2.3,
+  // the serial in milliseconds since the epoch, the enddate the file's date. The enddate is today
+  // where ARIN is (UTC-5): today's UTC date at midnight UTC-5 lies in the future for the first
+  // five hours of every UTC day.
   const today = new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10).replaceAll('-', '');
   return [
-    `2|arin|${today}|${starts.length}|19700101|20261126|-0500`,
+    `2.3|arin|${Date.now()}|${starts.length}|19700101|${today}|-0500`,
     'arin|*|asn|*|0|summary',
     `arin|*|ipv4|*|${starts.length}|summary`,
     'arin|*|ipv6|*|0|summary',

@@ -3,12 +3,22 @@
  * the format of the NRO's RIR statistics exchange), into the allocated and assigned address ranges
  * as CIDR lines: `allocated-ranges.txt`, the input the unallocated-space rule will read.
  *
- * Pipe-separated lines: a version line `2|ripencc|20261124|records|start|end|UTC offset` whose
- * third field is the file's date; summary lines `ripencc|*|ipv4|*|count|summary`; records
- * `registry|cc|type|start|value|date|status[|opaque-id|...]`. For `ipv4` the value is an address
- * count, which need not be a power of two (so a block can need several CIDRs); for `ipv6` it is
- * the prefix length. `asn` records are counted, not written. The summary counts are checked
- * against the records, which catches a truncated download.
+ * Pipe-separated lines, after any `#` comment lines (APNIC's file opens with a 27-line banner):
+ * - the version line `version|registry|serial|records|startdate|enddate|UTCoffset`, as ARIN writes
+ *   it `2.3|arin|1784970020780|201456|19700101|20260725|-0400`. The file's date is the enddate
+ *   (YYYYMMDD), taken at midnight in the UTC offset given (AFRINIC writes `00000`: UTC). The serial
+ *   is only a sequence number whose form differs per registry (ARIN: milliseconds since the epoch,
+ *   RIPE NCC: Unix seconds, the others a date, APNIC's a day after its enddate); the startdate may
+ *   be empty (APNIC);
+ * - summary lines `ripencc|*|ipv4|*|count|summary`;
+ * - records `registry|cc|type|start|value|date|status[|opaque-id|extensions...]`, the date empty,
+ *   `00000000` or YYYYMMDD (not used here). For `ipv4` the value is an address count, which need
+ *   not be a power of two (so a block can need several CIDRs); for `ipv6` it is the prefix length.
+ *   Every record is counted by type; only `allocated` and `assigned` IPv4 and IPv6 ones are
+ *   written (`asn`, `available` and `reserved` records are not).
+ * `parseRirDelegated` reads the lines; `importRirDelegated` also checks the summary counts against
+ * the records (`checkRirSummary`), which catches a truncated download.
+ * Real excerpts of all five registries' files: test/fixtures/publishers/rir (PROVENANCE.md).
  */
 import ipaddr from 'ipaddr.js';
 import { FeedError } from '../feed-error.ts';
@@ -18,7 +28,24 @@ import { errorMessage } from '../../../error-message.ts';
 
 const KEEP = new Set(['allocated', 'assigned']);
 const KNOWN = new Set([...KEEP, 'available', 'reserved']);
+const TYPES = new Set(['ipv4', 'ipv6', 'asn']);
 const FLOOR = FEED_LIMITS.allocatedRanges.minPrefix;
+
+/** What one statistics file says, before its summary counts are checked against its records. */
+export interface RirDelegated {
+  /** The version line's registry, e.g. `arin`, `ripencc`. */
+  registry: string;
+  /** The version line's serial, as written (its form differs per registry). */
+  serial: string;
+  /** The version line's enddate at midnight in its UTC offset: the date of the data. */
+  asOf: Date;
+  /** The summary lines' counts, by record type (`asn`, `ipv4`, `ipv6`). */
+  summary: Map<string, number>;
+  /** The record lines present, by record type. */
+  seen: Map<string, number>;
+  /** The allocated and assigned address ranges, as CIDRs, in file order. */
+  lines: string[];
+}
 
 /** The CIDRs covering `count` IPv4 addresses from `start`: each as large as alignment allows. */
 export function ipv4BlockToCidrs(start: number, count: number): string[] {
@@ -47,11 +74,51 @@ function ipv4Number(text: string): number | undefined {
     .reduce((v, b) => v * 256 + b, 0);
 }
 
-export function importRirDelegated(bytes: Buffer): ImportedFeed {
+/** A YYYYMMDD calendar date at midnight in `[+-]HHMM` (or UTC for AFRINIC's `00000` or none). */
+function enddateAt(enddate: string, offset: string): Date | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(enddate);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const utc = new Date(Date.UTC(year, month - 1, day));
+  if (utc.getUTCFullYear() !== year || utc.getUTCMonth() !== month - 1 || utc.getUTCDate() !== day) {
+    return undefined;
+  }
+  const signed = /^([+-])(\d{2})(\d{2})$/.exec(offset);
+  if (!signed) return utc;
+  const minutes = (Number(signed[2]) * 60 + Number(signed[3])) * (signed[1] === '-' ? -1 : 1);
+  return new Date(utc.getTime() - minutes * 60_000);
+}
+
+/** The version line, or why it is not one (`at` names the line). */
+function versionLine(f: string[], at: string): { registry: string; serial: string; asOf: Date } {
+  const [version = '', registry = '', serial = '', records = '', , enddate = '', offset = ''] = f;
+  if (
+    f.length < 7 ||
+    !/^\d+(\.\d+)?$/.test(version) ||
+    !/^[a-z]+$/.test(registry) ||
+    !/^\d+$/.test(serial) ||
+    !/^\d+$/.test(records)
+  ) {
+    throw new FeedError(
+      `${at}: expected the version line 'version|registry|serial|records|startdate|enddate|UTCoffset'`,
+    );
+  }
+  if (!/^([+-]\d{4}|0*)$/.test(offset)) {
+    throw new FeedError(`${at}: the version line's UTC offset '${offset}' is not +HHMM or -HHMM`);
+  }
+  const asOf = enddateAt(enddate, offset);
+  if (!asOf) throw new FeedError(`${at}: the version line's enddate '${enddate}' is not a date (YYYYMMDD)`);
+  return { registry, serial, asOf };
+}
+
+/**
+ * The statistics file's version line, summary counts and records: the allocated and assigned
+ * address ranges as CIDRs, the records counted by type. Refuses a malformed line, naming it; does
+ * not compare the summary counts with the records (importRirDelegated does).
+ */
+export function parseRirDelegated(bytes: Buffer): RirDelegated {
   const text = bytes.toString('utf8').split('\n');
-  let registry: string | undefined;
-  let asOf: Date | undefined;
-  let serial = '';
+  let head: { registry: string; serial: string; asOf: Date } | undefined;
   const summary = new Map<string, number>();
   const seen = new Map<string, number>();
   const lines: string[] = [];
@@ -60,25 +127,20 @@ export function importRirDelegated(bytes: Buffer): ImportedFeed {
     if (raw === '' || raw.startsWith('#')) continue;
     const at = `line ${i + 1}`;
     const f = raw.split('|');
-    if (registry === undefined) {
-      // The version line comes first; its serial is the date, at midnight in the given offset.
-      const m = /^(\d{4})(\d{2})(\d{2})$/.exec(f[2] ?? '');
-      if (!/^\d+(\.\d+)?$/.test(f[0] ?? '') || !m) {
-        throw new FeedError(`${at}: expected the version line 'version|registry|YYYYMMDD|...'`);
-      }
-      const offset = /^([+-])(\d{2})(\d{2})$/.exec(f[6] ?? '');
-      const zone = offset ? `${offset[1]}${offset[2]}:${offset[3]}` : 'Z';
-      asOf = new Date(`${m[1]}-${m[2]}-${m[3]}T00:00:00${zone}`);
-      registry = f[1] ?? '';
-      serial = f[2]!;
+    if (head === undefined) {
+      // The version line comes first.
+      head = versionLine(f, at);
       continue;
     }
     if (f[5] === 'summary') {
-      summary.set(f[2] ?? '', Number(f[4]));
+      if (!TYPES.has(f[2] ?? '') || !/^\d+$/.test(f[4] ?? '')) {
+        throw new FeedError(`${at}: expected the summary line 'registry|*|type|*|count|summary'`);
+      }
+      summary.set(f[2]!, Number(f[4]));
       continue;
     }
     const [, , type = '', start = '', value = '', , status = ''] = f;
-    if (f.length < 7 || !['ipv4', 'ipv6', 'asn'].includes(type)) {
+    if (f.length < 7 || !TYPES.has(type)) {
       throw new FeedError(`${at}: expected 'registry|cc|ipv4|ipv6|asn|start|value|date|status'`);
     }
     if (!KNOWN.has(status)) throw new FeedError(`${at}: unknown status '${status}'`);
@@ -106,14 +168,23 @@ export function importRirDelegated(bytes: Buffer): ImportedFeed {
       lines.push(`${ipaddr.IPv6.parse(start).toString()}/${bits}`);
     }
   }
-  if (registry === undefined || !asOf)
-    throw new FeedError('no version line: the date of the data is unknown');
-  for (const [type, count] of summary) {
-    if ((seen.get(type) ?? 0) !== count) {
-      throw new FeedError(
-        `the summary lists ${count} ${type} records, the file has ${seen.get(type) ?? 0} (truncated?)`,
-      );
+  if (head === undefined) throw new FeedError('no version line: the date of the data is unknown');
+  return { ...head, summary, seen, lines };
+}
+
+/** Refuses a file whose records disagree with its summary counts: a truncated download. */
+export function checkRirSummary(parsed: Pick<RirDelegated, 'summary' | 'seen'>): void {
+  for (const [type, count] of parsed.summary) {
+    const seen = parsed.seen.get(type) ?? 0;
+    if (seen !== count) {
+      throw new FeedError(`the summary lists ${count} ${type} records, the file has ${seen} (truncated?)`);
     }
   }
-  return imported('allocatedRanges', `${registry} delegated-extended statistics (${serial})`, asOf, lines);
+}
+
+export function importRirDelegated(bytes: Buffer): ImportedFeed {
+  const parsed = parseRirDelegated(bytes);
+  checkRirSummary(parsed);
+  const source = `${parsed.registry} delegated-extended statistics (${parsed.serial})`;
+  return imported('allocatedRanges', source, parsed.asOf, parsed.lines);
 }
