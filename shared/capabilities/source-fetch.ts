@@ -6,6 +6,9 @@
  * the future, or fewer records than a genuine file of its format (or than the feed declares) is
  * refused, and so is the feed.
  *
+ * Every file is read within a bound (bounded-read.ts: its public format's, else its feed's), as
+ * `feeds:update` reads it, and refused as soon as it is known to be larger.
+ *
  * URLs are fetched conditionally: the ETag and Last-Modified a publisher sent last time (kept per
  * URL in Redis by the store) go back as If-None-Match and If-Modified-Since, and a 304 costs no
  * download. Each location's identity (a digest of its raw bytes, not of the imported text, whose
@@ -13,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { byteLimit, readBounded } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import { recognise, type PublicFormat } from './feeds/importers/formats.ts';
 import { mergeImports, type ImportedFeed } from './feeds/importers/imported-feed.ts';
@@ -80,12 +84,8 @@ async function download(feed: FeedName, url: string, known: LocationState | unde
     await res.body?.cancel();
     throw new FeedError(`${feed}: HTTP ${res.status} from ${host}`);
   }
-  let bytes: Buffer;
-  try {
-    bytes = Buffer.from(await res.arrayBuffer());
-  } catch {
-    throw new FeedError(`${feed}: ${host} broke off the download`);
-  }
+  // Refused as soon as it passes the bound `feeds:update` applies to the same file.
+  const bytes = await readBounded(res, byteLimit(feed, url), `${feed}: ${host}`);
   const etag = res.headers.get('etag') ?? undefined;
   const lastModified = res.headers.get('last-modified') ?? undefined;
   return { bytes, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
@@ -93,6 +93,13 @@ async function download(feed: FeedName, url: string, known: LocationState | unde
 
 /** Imports one public file and checks it on its own, as `feeds:update` does. */
 function importOne(feed: FeedName, format: PublicFormat, bytes: Buffer, now: Date): ImportedFeed {
+  // Read within this bound already (bounded-read.ts); checked again so that no way of reading a
+  // file, a path's or a URL's, can hand the importer more than its format may have.
+  if (bytes.length > format.maxBytes) {
+    throw new FeedError(
+      `${feed}: ${format.name}: ${bytes.length} bytes, more than the ${format.maxBytes} a genuine one may have`,
+    );
+  }
   let result: ImportedFeed;
   try {
     result = format.importer(bytes, now);

@@ -2,10 +2,12 @@
  * Fetching a capability's feeds from their configured locations: an http(s) URL (production) or a
  * file path (the defaults: the installed npm data packages and the seed feeds in infra/feeds/).
  * Errors are FeedErrors that name the feed and, for URLs, only the host: a URL may carry a token.
+ * A file larger than its bound (bounded-read.ts) is refused before, or as soon as, that is known.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Config } from '../config.ts';
+import { byteLimit, readBounded } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import { FEEDS, type FeedName } from './registry.ts';
 import { seedPath } from './source.ts';
@@ -22,16 +24,30 @@ const isUrl = (location: string) => /^https?:\/\//i.test(location);
 const isMmdbLocation = (location: string) =>
   (isUrl(location) ? new URL(location).pathname : location).toLowerCase().endsWith('.mmdb');
 
-async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Promise<Buffer> {
-  if (!isUrl(location)) {
-    try {
-      return await readFile(location);
-    } catch (err) {
-      throw new FeedError(
-        `${feed}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
-    }
+/** A local file, refused by its size before it is read when it is larger than `limit`. */
+async function readLocal(feed: FeedName, path: string, limit: number): Promise<Buffer> {
+  const tooLarge = (size: number) =>
+    new FeedError(
+      `${feed}: ${basename(path)} has ${size} bytes, more than the ${limit} it may have: not read`,
+    );
+  let bytes: Buffer;
+  try {
+    const { size } = await stat(path);
+    if (size > limit) throw tooLarge(size);
+    bytes = await readFile(path);
+  } catch (err) {
+    if (err instanceof FeedError) throw err;
+    throw new FeedError(`${feed}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  // It may have grown between the two calls.
+  if (bytes.length > limit) throw tooLarge(bytes.length);
+  return bytes;
+}
+
+async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Promise<Buffer> {
+  // The bound `feeds:update` applies to the same file (bounded-read.ts), for a path as for a URL.
+  const limit = byteLimit(feed, location);
+  if (!isUrl(location)) return readLocal(feed, location, limit);
   const host = new URL(location).host;
   let res: Response;
   try {
@@ -44,11 +60,7 @@ async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Pr
     await res.body?.cancel();
     throw new FeedError(`${feed}: HTTP ${res.status} from ${host}`);
   }
-  try {
-    return Buffer.from(await res.arrayBuffer());
-  } catch {
-    throw new FeedError(`${feed}: ${host} broke off the download`);
-  }
+  return readBounded(res, limit, `${feed}: ${host}`);
 }
 
 /** The feed's files by name (a single-file feed has the one name ''). */

@@ -20,8 +20,10 @@ describe('range feeds', () => {
     ]);
   });
 
-  it('normalises a CIDR with host bits to its network', () => {
-    expect(parseRangeFeed(buf('10.1.2.3/16\n'))[0]).toMatchObject({ start: 0x0a010000n, end: 0x0a01ffffn });
+  it('refuses a CIDR with host bits set rather than widening it to its network', () => {
+    expect(() => parseRangeFeed(buf('10.1.2.3/16\n'))).toThrow(
+      "line 1: not an IP address or CIDR: '10.1.2.3/16' has host bits set: the network is 10.1.0.0/16",
+    );
   });
 
   it('names the line of a malformed entry', () => {

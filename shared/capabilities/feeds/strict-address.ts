@@ -48,16 +48,29 @@ export function isStrictIPv6(text: string): boolean {
 }
 
 export interface StrictRange {
-  /** The network address as parsed (host bits are kept; range-feed.ts masks them). */
+  /** The network address: a prefix with host bits set is refused, never masked into one. */
   address: ipaddr.IPv4 | ipaddr.IPv6;
   bits: number;
   /** `address/bits` in ipaddr.js's normal form, IPv4-mapped IPv6 written as IPv4. */
   cidr: string;
 }
 
+/** The address with every bit past the first `bits` cleared: the network it is in. */
+function networkOf(address: ipaddr.IPv4 | ipaddr.IPv6, bits: number): ipaddr.IPv4 | ipaddr.IPv6 {
+  const bytes = address.toByteArray().map((b, i) => {
+    const kept = Math.max(0, Math.min(8, bits - i * 8));
+    return b & (0xff << (8 - kept)) & 0xff;
+  });
+  return ipaddr.fromByteArray(bytes);
+}
+
 /**
  * An address or CIDR, or the reason it is refused. An IPv4-mapped IPv6 range is read as the IPv4
  * range it maps, so `::ffff:0:0/96` is 0.0.0.0/0 and meets the IPv4 floor.
+ *
+ * A CIDR with host bits set (`1.2.3.4/8`) is refused: masking it would turn one mistyped address
+ * into its whole network (16.8 million addresses for a /8), and a publisher that writes one is
+ * garbled or means something else; either way the file is not data to widen.
  */
 export function parseStrictRange(text: string, floor: PrefixFloor): StrictRange | string {
   const slash = text.indexOf('/');
@@ -82,5 +95,10 @@ export function parseStrictRange(text: string, floor: PrefixFloor): StrictRange 
   }
   const min = width === 32 ? floor.v4 : floor.v6;
   if (bits < min) return `/${bits} is wider than this feed accepts (/${min} at most)`;
+  // Checked after mapping, so an IPv4-mapped range names the IPv4 network it stands for.
+  const network = networkOf(address, bits);
+  if (network.toString() !== address.toString()) {
+    return `'${text}' has host bits set: the network is ${network.toString()}/${bits}`;
+  }
   return { address, bits, cidr: `${address.toString()}/${bits}` };
 }

@@ -8,7 +8,7 @@ import { buildSnapshot } from '../snapshots.ts';
 import { FeedError } from './feed-error.ts';
 import { importAwsIpRanges, importGoogleCloudJson } from './importers/cloud-ranges.ts';
 import { FEED_LIMITS } from './importers/imported-feed.ts';
-import { csvText, importAsnList, importVpnServerList } from './importers/network-lists.ts';
+import { importVpnServerList } from './importers/network-lists.ts';
 import { importRirDelegated } from './importers/rir-delegated.ts';
 import { importTorBulkExitList } from './importers/tor-bulk-exit-list.ts';
 import { ANY_RANGE_FEED, parseRangeFeed } from './range-feed.ts';
@@ -62,6 +62,26 @@ describe('the address grammar', () => {
     expect(parseStrictRange('::ffff:10.0.0.0/104', ANY)).toMatchObject({ cidr: '10.0.0.0/8' });
     expect(parseStrictRange('10.0.0.0/8', ANY)).toMatchObject({ cidr: '10.0.0.0/8' });
   });
+
+  it('refuses a CIDR with host bits set, naming it and its network, rather than widening it', () => {
+    expect(parseStrictRange('1.2.3.4/8', ANY)).toBe(
+      "'1.2.3.4/8' has host bits set: the network is 1.0.0.0/8",
+    );
+    expect(parseStrictRange('2001:db8::1/32', ANY)).toBe(
+      "'2001:db8::1/32' has host bits set: the network is 2001:db8::/32",
+    );
+    expect(parseStrictRange('1.2.3.128/24', ANY)).toMatch('the network is 1.2.3.0/24');
+    // An IPv4-mapped range is checked as the IPv4 range it maps.
+    expect(parseStrictRange('::ffff:1.2.3.4/104', ANY)).toBe(
+      "'::ffff:1.2.3.4/104' has host bits set: the network is 1.0.0.0/8",
+    );
+    expect(parseStrictRange('1.2.3.0/24', ANY)).toMatchObject({ cidr: '1.2.3.0/24', bits: 24 });
+    expect(parseStrictRange('2001:db8::/32', ANY)).toMatchObject({ cidr: '2001:db8::/32' });
+    expect(parseStrictRange('::ffff:1.2.3.0/120', ANY)).toMatchObject({ cidr: '1.2.3.0/24' });
+    // A single address has no host bits to set.
+    expect(parseStrictRange('1.2.3.4', ANY)).toMatchObject({ cidr: '1.2.3.4/32' });
+    expect(parseStrictRange('2001:db8::1/128', ANY)).toMatchObject({ cidr: '2001:db8::1/128' });
+  });
 });
 
 describe('each importer refuses what is not an address, naming the line', () => {
@@ -109,6 +129,34 @@ describe('each importer refuses what is not an address, naming the line', () => 
     expect(() => importGoogleCloudJson(google)).toThrow('prefixes[0].ipv4Prefix');
   });
 
+  it('the cloud range files, a prefix with host bits set, naming it rather than widening it', () => {
+    const aws = (prefix: string, v6 = '2600:1f14::/35') =>
+      buf(
+        JSON.stringify({
+          createDate: '2026-11-24-21-03-07',
+          prefixes: [{ ip_prefix: '3.5.140.0/22' }, { ip_prefix: prefix }],
+          ipv6_prefixes: [{ ipv6_prefix: v6 }],
+        }),
+      );
+    expect(importAwsIpRanges(aws('1.2.3.0/24')).lines).toContain('1.2.3.0/24 # Amazon Web Services');
+    expect(() => importAwsIpRanges(aws('1.2.3.4/8'))).toThrow(
+      new FeedError(
+        "prefixes[1].ip_prefix: not an IPv4 CIDR: '1.2.3.4/8' has host bits set: the network is 1.0.0.0/8",
+      ),
+    );
+    expect(() => importAwsIpRanges(aws('1.2.3.0/24', '2001:db8::1/32'))).toThrow(
+      new FeedError(
+        "ipv6_prefixes[0].ipv6_prefix: not an IPv6 CIDR: '2001:db8::1/32' has host bits set: the network is 2001:db8::/32",
+      ),
+    );
+    const google = buf(
+      JSON.stringify({ creationTime: '2026-11-23T23:01:17.123456', prefixes: [{ ipv4Prefix: '1.2.3.4/8' }] }),
+    );
+    expect(() => importGoogleCloudJson(google)).toThrow(
+      "prefixes[0].ipv4Prefix: not an IPv4 CIDR: '1.2.3.4/8'",
+    );
+  });
+
   it('the registry statistics, a non-canonical start or a block wider than IANA hands out', () => {
     const rir = (record: string) =>
       buf(`2|ripencc|20261124|1|19830705|20261123|+0000\nripencc|*|ipv4|*|1|summary\n${record}\n`);
@@ -145,17 +193,22 @@ describe('each importer refuses what is not an address, naming the line', () => 
         FETCHED,
       ),
     ).toThrow('3 of 203 entries are not server addresses (more than 1 %; first at line 201)');
-  });
-
-  it('an AS list names its operators with CSV quotes unescaped', () => {
-    expect(csvText('"LLC ""MASTERHOST"""')).toBe('LLC "MASTERHOST"');
-    expect(csvText('Cloudflare, Inc.')).toBe('Cloudflare, Inc.');
-    // AS25532 is registered as LLC "MASTERHOST"; the routing table quotes it CSV-style.
-    const feed = importAsnList('hosting', 'data-centre AS list')(buf('AS25532\n'), FETCHED);
-    expect(feed.lines[0]).toMatch(/ # LLC "MASTERHOST"$/);
-    expect(feed.text).not.toContain('""');
+    // A CIDR with host bits set is a stray line like any other, not its network.
+    const stray = importVpnServerList('Example VPN')(buf([...servers, '198.18.9.1/24'].join('\n')), FETCHED);
+    expect(stray.source).toContain('1 stray lines skipped (first at line 201)');
+    expect(stray.lines.some((l) => l.startsWith('198.18.9.'))).toBe(false);
   });
 });
+
+/** The smallest routing and country tables a network-type snapshot builds from: one Cloudflare range. */
+const asn = new Map([
+  ['asn-ipv4-num.csv', buf('16777216,16777471,13335,"Cloudflare, Inc."\n')],
+  ['asn-ipv6-num.csv', buf('')],
+]);
+const country = new Map([
+  ['geo-whois-asn-country-ipv4-num.csv', buf('16777216,16777471,AU\n')],
+  ['geo-whois-asn-country-ipv6-num.csv', buf('')],
+]);
 
 describe('range feeds read for a snapshot', () => {
   it('refuse a range wider than the feed holds, naming the line', () => {
@@ -166,6 +219,21 @@ describe('range feeds read for a snapshot', () => {
     expect(() => parseRangeFeed(buf('::ffff:0:0/96\n'))).toThrow('line 1');
     expect(() => parseRangeFeed(buf('185.220.96.0/21\n'), undefined, FEED_LIMITS.torExits)).toThrow('line 1');
     expect(() => parseRangeFeed(buf('017.1.1.1\n'))).toThrow('line 1: not an IP address or CIDR');
+  });
+
+  it('refuse a range with host bits set, naming the line, and read an aligned one as it is', () => {
+    expect(() => parseRangeFeed(buf('1.2.3.0/24\n1.2.3.4/8\n'), undefined, FEED_LIMITS.hosting)).toThrow(
+      new FeedError(
+        "line 2: not an IP address or CIDR: '1.2.3.4/8' has host bits set: the network is 1.0.0.0/8",
+      ),
+    );
+    expect(() => parseRangeFeed(buf('# hosting\n2001:db8::1/32\n'), undefined, FEED_LIMITS.hosting)).toThrow(
+      "line 2: not an IP address or CIDR: '2001:db8::1/32' has host bits set: the network is 2001:db8::/32",
+    );
+    expect(() => parseRangeFeed(buf('192.0.2.0/24,vpn\n1.2.3.4/12,vpn\n'), ['vpn'])).toThrow('line 2');
+    expect(parseRangeFeed(buf('1.2.3.0/24 # Example Cloud\n'), undefined, FEED_LIMITS.hosting)).toEqual([
+      { version: 4, start: 0x01020300n, end: 0x010203ffn, kind: 1, service: 'Example Cloud' },
+    ]);
   });
 
   it('refuse a file larger than the feed may be before reading it as text, and one with too many records', () => {
@@ -190,14 +258,6 @@ describe('range feeds read for a snapshot', () => {
       expect(() =>
         buildSnapshot('ip_vpn_proxy', { vpnProxy: file(`192.0.2.0/24,vpn\n${everything},vpn\n`) }),
       ).toThrow('vpnProxy: line 2');
-      const asn = new Map([
-        ['asn-ipv4-num.csv', buf('16777216,16777471,13335,"Cloudflare, Inc."\n')],
-        ['asn-ipv6-num.csv', buf('')],
-      ]);
-      const country = new Map([
-        ['geo-whois-asn-country-ipv4-num.csv', buf('16777216,16777471,AU\n')],
-        ['geo-whois-asn-country-ipv6-num.csv', buf('')],
-      ]);
       expect(() =>
         buildSnapshot('ip_network_type', {
           asn,
@@ -206,6 +266,10 @@ describe('range feeds read for a snapshot', () => {
         }),
       ).toThrow('hosting: line 2');
     }
+    // A mistyped address with a /8 is refused, not turned into 16.8 million hosting addresses.
+    expect(() =>
+      buildSnapshot('ip_network_type', { asn, ipCountry: country, hosting: file('1.0.0.0/24\n1.2.3.4/8\n') }),
+    ).toThrow("hosting: line 2: not an IP address or CIDR: '1.2.3.4/8' has host bits set");
     // The same tables with a plausible hosting feed do build.
     expect(
       buildSnapshot('ip_vpn_proxy', { vpnProxy: file('192.0.2.0/24,vpn\n10.16.0.0/12,vpn\n') }).entries,
