@@ -2,8 +2,10 @@
  * The start banner's word on stale data: which data sets `GET /v1/health` reports older than
  * their maximum age, how old, and the one command that refreshes them from their publishers
  * (`npm run feeds:update` into infra/feeds/, which the running refresher reads, then a refresh job
- * per capability so the nodes swap now rather than at the next scheduled run).
+ * per capability so the nodes swap now rather than at the next scheduled run). The publishers,
+ * and why a feed has none, are read from the capabilities' own declarations.
  */
+import { CAPABILITY_DEFINITIONS } from '../../shared/capabilities/index.ts';
 
 /** A capability as `GET /v1/health` reports it (the fields this reads). */
 export interface HealthCapability {
@@ -12,35 +14,22 @@ export interface HealthCapability {
   stale?: boolean;
 }
 
-const LISTS_VPN = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input';
+interface Published {
+  /** The publishers' files `feeds:update` imports (single-file feeds only; it writes those). */
+  from: readonly string[];
+  /** Why part of it cannot be refreshed: its feeds that name no publisher. */
+  limit?: string;
+}
 
-/**
- * The publishers' files of each capability's feeds, as docs/data-sources.md names them, and what
- * a refresh from them cannot change.
- */
-const PUBLISHED: Readonly<Record<string, { from?: readonly string[]; limit?: string }>> = {
-  reputation_ledger: {
-    limit: 'its feed is a format sample: no public list of fraud reports exists to refresh it from',
-  },
-  ip_tor_exit: { from: ['https://check.torproject.org/torbulkexitlist'] },
-  ip_vpn_proxy: {
-    from: [
-      `${LISTS_VPN}/vpn/ASN.txt`,
-      `${LISTS_VPN}/vpn/ips/mullvadvpn.txt`,
-      `${LISTS_VPN}/vpn/ips/pia.txt`,
-      `${LISTS_VPN}/vpn/ips/protonvpn.txt`,
-    ],
-    limit: "the providers' prefixes come from the routing table: it is never newer than that",
-  },
-  ip_network_type: {
-    from: [
-      `${LISTS_VPN}/datacenter/ASN.txt`,
-      'https://ip-ranges.amazonaws.com/ip-ranges.json',
-      'https://www.gstatic.com/ipranges/cloud.json',
-    ],
-    limit: 'its routing table is the installed @ip-location-db package, as old as its release',
-  },
-};
+export const PUBLISHED: ReadonlyMap<string, Published> = new Map(
+  CAPABILITY_DEFINITIONS.map((def) => {
+    const sources = Object.values(def.sources);
+    const from = sources.filter((s) => s.layout === 'file').flatMap((s) => s.publishers);
+    const why = sources.filter((s) => s.publishers.length === 0).map((s) => s.unpublished ?? 'no publisher');
+    const limit = why.length > 0 ? `changes only with a release: ${why.join('; ')}` : undefined;
+    return [def.key, { from, ...(limit ? { limit } : {}) }];
+  }),
+);
 
 const DAY_S = 86_400;
 
@@ -65,14 +54,16 @@ export function staleDataLines(
     const asOf = c.data_as_of ?? '?';
     const age = c.data_as_of ? days((nowMs - Date.parse(c.data_as_of)) / 1000) : '?';
     const max = c.max_data_age_s !== undefined ? days(c.max_data_age_s) : '?';
-    const limit = PUBLISHED[name]?.limit;
+    const limit = PUBLISHED.get(name)?.limit;
     lines.push(
       `  ${name.padEnd(width)}  data of ${asOf.slice(0, 10)}, ${age} old (maximum ${max})${limit ? `; ${limit}` : ''}`,
     );
   }
-  const refreshable = stale.map(([name]) => name).filter((name) => PUBLISHED[name]?.from);
+  const refreshable = stale
+    .map(([name]) => name)
+    .filter((name) => (PUBLISHED.get(name)?.from.length ?? 0) > 0);
   if (refreshable.length > 0) {
-    const from = refreshable.flatMap((name) => PUBLISHED[name]!.from!.map((url) => `--from ${url}`));
+    const from = refreshable.flatMap((name) => PUBLISHED.get(name)!.from.map((url) => `--from ${url}`));
     const jobs = refreshable.map((name) => `npm run --silent refresh -- ${name}`);
     lines.push(
       'Refresh them from their publishers (needs internet; writes infra/feeds/):',

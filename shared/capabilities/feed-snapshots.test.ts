@@ -11,11 +11,15 @@ import { gatherEvidence } from '../scoring/evidence.ts';
 import { parseRangeFeed } from './feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from './ip-vpn-proxy/index.ts';
 import { buildRangeSet } from '../resolution/range-set.ts';
+import { loadResolutionData } from '../resolution/resolution-data.ts';
+import { FEED_LIMITS, type FeedLimits } from './feeds/importers/imported-feed.ts';
 import { buildSnapshot, decodeSnapshot } from './snapshots.ts';
 
 const feed = (name: string) => readFileSync(new URL(`../../infra/feeds/${name}`, import.meta.url));
 const single = (name: string) => new Map([['', feed(name)]]);
-// Each list as its capability decodes it; the network type's data carries only its hosting ranges here.
+// Each list as its capability decodes it; the network type's data is the installed routing and
+// country tables with its checked-in hosting list, whose whole systems match through those tables.
+const { networks } = loadResolutionData();
 const data = {
   ip_tor_exit: decodeSnapshot(
     'ip_tor_exit',
@@ -25,9 +29,12 @@ const data = {
     'ip_vpn_proxy',
     buildSnapshot('ip_vpn_proxy', { vpnProxy: single('vpn-proxy-ranges.txt') }).payload,
   ),
-  ip_network_type: { hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))) },
+  ip_network_type: {
+    networks,
+    hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'), undefined, FEED_LIMITS.hosting)),
+  },
 };
-const resolve = (ip: string) => gatherEvidence({ ip_address: ip }, { data }).ip!;
+const resolve = (ip: string) => gatherEvidence({ ip_address: ip }, { data, networks }).ip!;
 
 describe('the feed snapshots know real subjects of each class', () => {
   it.each([
@@ -81,16 +88,19 @@ describe('the feed snapshots know real subjects of each class', () => {
   });
 
   it('the snapshots are complete lists, not samples', () => {
-    const count = (name: string) =>
-      parseRangeFeed(feed(name), name.startsWith('vpn') ? VPN_PROXY_KINDS : undefined).length;
-    expect(count('tor-exits.txt')).toBeGreaterThan(1000);
-    expect(count('vpn-proxy-ranges.txt')).toBeGreaterThan(5000);
-    expect(count('hosting-ranges.txt')).toBeGreaterThan(20000);
+    const entries = (name: string, limits: FeedLimits) =>
+      parseRangeFeed(feed(name), name.startsWith('vpn') ? VPN_PROXY_KINDS : undefined, limits);
+    const systems = (name: string, limits: FeedLimits) =>
+      entries(name, limits).filter((e) => e.version === 'as').length;
+    expect(entries('tor-exits.txt', FEED_LIMITS.torExits).length).toBeGreaterThan(1000);
+    expect(entries('vpn-proxy-ranges.txt', FEED_LIMITS.vpnProxy).length).toBeGreaterThan(4000);
+    expect(systems('vpn-proxy-ranges.txt', FEED_LIMITS.vpnProxy)).toBeGreaterThanOrEqual(10);
+    expect(systems('hosting-ranges.txt', FEED_LIMITS.hosting)).toBeGreaterThan(800);
     // No documentation or private address passes for a real subject.
     for (const name of ['tor-exits.txt', 'vpn-proxy-ranges.txt', 'hosting-ranges.txt']) {
       for (const line of feed(name).toString('utf8').split('\n')) {
         const entry = line.replace(/#.*$/, '').split(',')[0]!.trim();
-        if (!entry) continue;
+        if (!entry || /^AS\d+$/.test(entry)) continue;
         const addr = entry.includes('/') ? ipaddr.parseCIDR(entry)[0] : ipaddr.parse(entry);
         expect([entry, addr.range()]).toEqual([entry, 'unicast']);
       }

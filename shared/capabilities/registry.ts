@@ -59,6 +59,8 @@ export type CapabilityDef = Pick<
    * as evidence (unallocated address space) stops doing so. The smallest of its sources' maxima.
    */
   maxDataAgeS: number;
+  /** Its feeds that name no publisher: their data changes only with a release (source.ts `unpublished`). */
+  withoutPublisher: readonly FeedName[];
 };
 
 /** The registry entries of shared/capabilities/index.ts, in its order. */
@@ -72,6 +74,9 @@ export const CAPABILITIES: readonly CapabilityDef[] = CAPABILITY_DEFINITIONS.map
   maxDataAgeS: Math.min(...Object.values(c.sources).map((s) => s.maxDataAgeS)),
   whenMissing: c.whenMissing,
   format: c.format,
+  withoutPublisher: Object.entries(c.sources)
+    .filter(([, s]) => s.publishers.length === 0)
+    .map(([feed]) => feed),
 }));
 
 export type CapabilityName = ComponentKey;

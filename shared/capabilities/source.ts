@@ -29,6 +29,12 @@ export interface FeedSource {
    * is read only in the project's own format.
    */
   publishers: readonly string[];
+  /**
+   * With no publisher: why, in a phrase that completes "it changes only with a release of the
+   * service, or when an operator replaces it: ..." (health lists the feed; the start banner says
+   * why). Required when `publishers` is empty (source.test.ts).
+   */
+  unpublished?: string;
   /** How often the refresher fetches it. */
   refreshEveryS: number;
   /** Fewer records than this is a truncated or broken download: refused, the current snapshot kept. */

@@ -272,6 +272,14 @@ export const CapabilityHealth = z
       }),
     last_error_at: z.string().optional(),
     consecutive_failures: z.int().min(0).optional(),
+    feeds_without_publisher: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description:
+          'Its feeds that name no publisher to fetch from: their data changes only with a release of the ' +
+          'service, or when an operator points the feed at a newer file. Absent when every feed has one.',
+      }),
   })
   .meta({ id: 'CapabilityHealth' });
 

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
+import { FEED_LIMITS } from '../capabilities/feeds/importers/imported-feed.ts';
 import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
 import { buildRangeSet } from './range-set.ts';
 import { gatherEvidence, type CapabilityData } from '../scoring/evidence.ts';
@@ -61,8 +62,13 @@ const firstAddress = new Map<number, string>();
 beforeAll(() => {
   networks = loadResolutionData().networks;
   lists = {
-    ip_vpn_proxy: buildRangeSet(parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS)),
-    ip_network_type: { networks, hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'))) },
+    ip_vpn_proxy: buildRangeSet(
+      parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy),
+    ),
+    ip_network_type: {
+      networks,
+      hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'), undefined, FEED_LIMITS.hosting)),
+    },
   };
   const v4 = networks.asnV4;
   for (let i = 0; i < v4.asn.length; i++) {

@@ -4,6 +4,11 @@
  * Services"), held in typed arrays for the same binary search the network tables use. Built from
  * a feed's CIDRs and single addresses; where ranges nest, the more specific one wins
  * (flatten-ranges.ts).
+ *
+ * A feed may also list whole autonomous systems (`AS9009,vpn # M247`). They are kept as AS
+ * numbers, not expanded into prefixes: a node matches them against the origin AS that the
+ * network tables it holds give the address (`systemAt`), so a list of systems always follows the
+ * newest routing table, never the one the list happened to be imported with.
  */
 import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS } from './flatten-ranges.ts';
 import {
@@ -27,7 +32,20 @@ export interface RangeSet {
   v6Kind: Uint8Array;
   v6Service: Uint16Array;
   services: readonly string[];
+  /** Whole autonomous systems the feed lists, sorted by number, with a kind and service each. */
+  systems: { asn: Uint32Array; kind: Uint8Array; service: Uint16Array };
 }
+
+/** A whole autonomous system a feed lists. */
+export interface SystemEntry {
+  version: 'as';
+  asn: number;
+  kind: number;
+  service?: string;
+}
+
+/** A line of a range feed: an address range, or an autonomous system. */
+export type FeedEntry = RangeEntry | SystemEntry;
 
 /** One range of a feed; `kind` is an index into the feed's kinds, starting at 1 (0 is "not listed"). */
 export interface RangeEntry {
@@ -62,7 +80,19 @@ function side<Bound extends number | bigint>(
   };
 }
 
-export function buildRangeSet(entries: readonly RangeEntry[]): RangeSet {
+/** The listed systems, sorted, the first listing of a number kept. */
+function systemsOf(entries: readonly SystemEntry[], serviceIndex: (name: string | undefined) => number) {
+  const byAsn = new Map<number, SystemEntry>();
+  for (const e of entries) if (!byAsn.has(e.asn)) byAsn.set(e.asn, e);
+  const sorted = [...byAsn.values()].sort((a, b) => a.asn - b.asn);
+  return {
+    asn: Uint32Array.from(sorted, (e) => e.asn),
+    kind: Uint8Array.from(sorted, (e) => e.kind),
+    service: Uint16Array.from(sorted, (e) => serviceIndex(e.service)),
+  };
+}
+
+export function buildRangeSet(entries: readonly FeedEntry[]): RangeSet {
   const services: string[] = [];
   const indexOf = new Map<string, number>();
   const serviceIndex = (name: string | undefined): number => {
@@ -76,13 +106,13 @@ export function buildRangeSet(entries: readonly RangeEntry[]): RangeSet {
     return i;
   };
   const v4 = side(
-    entries.filter((e) => e.version === 4),
+    entries.filter((e): e is RangeEntry => e.version === 4),
     (x) => Number(x),
     NUMBER_BOUNDS,
     serviceIndex,
   );
   const v6 = side(
-    entries.filter((e) => e.version === 6),
+    entries.filter((e): e is RangeEntry => e.version === 6),
     (x) => x,
     BIGINT_BOUNDS,
     serviceIndex,
@@ -95,7 +125,29 @@ export function buildRangeSet(entries: readonly RangeEntry[]): RangeSet {
     v6Kind: v6.kinds,
     v6Service: v6.services,
     services,
+    systems: systemsOf(
+      entries.filter((e): e is SystemEntry => e.version === 'as'),
+      serviceIndex,
+    ),
   };
+}
+
+/** The listing of an autonomous system: its kind (0 when the set does not list it) and service. */
+export function systemAt(set: RangeSet, asn: number): { kind: number; service?: string } {
+  const { asn: numbers, kind, service } = set.systems;
+  let lo = 0;
+  let hi = numbers.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = numbers[mid]!;
+    if (at === asn) {
+      const named = service[mid]!;
+      return named === 0 ? { kind: kind[mid]! } : { kind: kind[mid]!, service: set.services[named - 1]! };
+    }
+    if (at < asn) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return { kind: 0 };
 }
 
 /** The range holding the address: its kind (0 when no range does) and the service named for it. */
@@ -127,6 +179,9 @@ export function rangeSetArrays(set: RangeSet, prefix: string): Record<string, Ta
     [`${prefix}.v6.service`]: set.v6Service,
     // The names as UTF-8 JSON: the codec holds typed arrays only.
     [`${prefix}.services`]: new Uint8Array(Buffer.from(JSON.stringify(set.services))),
+    [`${prefix}.as.asn`]: set.systems.asn,
+    [`${prefix}.as.kind`]: set.systems.kind,
+    [`${prefix}.as.service`]: set.systems.service,
   };
 }
 
@@ -154,5 +209,13 @@ export function rangeSetFrom(decoded: Decoded, prefix: string, what: string): Ra
     v6Kind,
     v6Service: named ? t('v6.service', Uint16Array) : new Uint16Array(v6Kind.length),
     services,
+    // A snapshot written before feeds listed systems has none: no systems, not an error.
+    systems: decoded.arrays.has(`${prefix}.as.asn`)
+      ? {
+          asn: t('as.asn', Uint32Array),
+          kind: t('as.kind', Uint8Array),
+          service: t('as.service', Uint16Array),
+        }
+      : { asn: new Uint32Array(0), kind: new Uint8Array(0), service: new Uint16Array(0) },
   };
 }

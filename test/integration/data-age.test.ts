@@ -70,6 +70,11 @@ describe('data age: data_as_of, records and stale in health; unallocated space n
     });
     // Confirmed just now: stale by the age of its data, not of its last fetch.
     expect(h.capabilities.ip_tor_exit!.age_s).toBeLessThan(600);
+    // Health names the feeds with no publisher (their data changes only with a release), and
+    // only those: the Tor list has one.
+    expect(h.capabilities.ip_tor_exit!.feeds_without_publisher).toBeUndefined();
+    expect(h.capabilities.reputation_ledger!.feeds_without_publisher).toEqual(['reputation']);
+    expect(h.capabilities.caller_id_integrity!.feeds_without_publisher).toEqual(['carrier']);
     // A checked-in feed within its (raised) limit: its header's date and its entries, not stale.
     const vpnFeed = await readFile(
       new URL('../../infra/feeds/vpn-proxy-ranges.txt', import.meta.url),
@@ -102,8 +107,12 @@ describe('data age: data_as_of, records and stale in health; unallocated space n
       detail: 'IP_ANONYMISER_LIST_STALE',
       contribution: 0,
     });
-    // The VPN list is within its (raised) limit: it still says clean, but one list cannot vouch alone.
-    expect(out.components!.find((c) => c.component === 'ip_vpn_proxy')!.verdict).toBe('clean');
+    // The VPN list is within its (raised) limit, but it lists whole systems, which map to addresses
+    // through the network table, stale here: it vouches for nothing either.
+    expect(out.components!.find((c) => c.component === 'ip_vpn_proxy')).toMatchObject({
+      verdict: 'no_match',
+      detail: 'IP_ANONYMISER_LIST_STALE',
+    });
     expect(out.components!.filter((c) => c.verdict === 'clean').map((c) => c.component)).not.toContain(
       'ip_tor_exit',
     );

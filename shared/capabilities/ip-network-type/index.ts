@@ -12,6 +12,7 @@ import {
   rangeAt,
   rangeSetArrays,
   rangeSetFrom,
+  systemAt,
   type RangeSet,
 } from '../../resolution/range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
@@ -42,6 +43,7 @@ export const ipNetworkType = defineCapability({
       layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv', 'package.json'],
       seed: { path: () => dataPackages().asn.dir },
       publishers: [],
+      unpublished: 'the installed @ip-location-db/asn package, whose npm releases are deprecated upstream',
       refreshEveryS: DAY,
       minRecords: 100_000,
       maxDataAgeS: 120 * DAY,
@@ -52,6 +54,8 @@ export const ipNetworkType = defineCapability({
       layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv', 'package.json'],
       seed: { path: () => dataPackages().ipCountry.dir },
       publishers: [],
+      unpublished:
+        'the installed @ip-location-db/geo-whois-asn-country package, whose npm releases are deprecated upstream',
       refreshEveryS: DAY,
       minRecords: 100_000,
       maxDataAgeS: 120 * DAY,
@@ -68,8 +72,8 @@ export const ipNetworkType = defineCapability({
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
       ],
       refreshEveryS: DAY,
-      // The cloud files alone hold over a thousand prefixes.
-      minRecords: 1000,
+      // The data-centre list alone names some 900 systems; the cloud files hold thousands of prefixes.
+      minRecords: 500,
       maxDataAgeS: 120 * DAY,
     },
     allocatedRanges: {
@@ -150,13 +154,20 @@ export const ipNetworkType = defineCapability({
         : {}),
     }),
   },
-  // An AS the classification calls hosting (resolution/ip.ts), or a listed hosting range. A range
-  // list never overrides the network's own type: it counts where the AS is hosting or of unknown
+  // An AS the classification calls hosting (resolution/ip.ts), or a listed hosting range or
+  // system (a data-centre list names whole systems, matched against this snapshot's own routing
+  // table). A list never overrides the network's own type: it counts where the AS is hosting or of unknown
   // type (and then the AS is read as hosting), not in a university's, a city's or an access
   // network's space. So `as_type` and `hosting` always agree. The range's own name is what
   // explain shows.
   ipFacts: (ip, key, { hosting, allocated }) => {
-    const { kind, service } = rangeAt(hosting, key);
+    const inRange = rangeAt(hosting, key);
+    // A listed range, else the whole system the address is routed from, if the list names it.
+    const asn = ip.asn === undefined ? undefined : Number(ip.asn.slice(2));
+    const { kind, service } =
+      inRange.kind !== 0 || asn === undefined
+        ? inRange
+        : { ...systemAt(hosting, asn), ...(ip.as_name !== undefined ? { service: ip.as_name } : {}) };
     const listed = kind !== 0 && (ip.as_type === undefined || ip.as_type === 'hosting');
     const isHosting = ip.hosting || listed;
     // Space the routing and country tables do not know but a registry's statistics allocate

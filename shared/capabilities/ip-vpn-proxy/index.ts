@@ -8,8 +8,12 @@ import {
   rangeAt,
   rangeSetArrays,
   rangeSetFrom,
+  systemAt,
   type RangeSet,
 } from '../../resolution/range-set.ts';
+import { isHostingBrand } from '../../resolution/as-type.ts';
+import type { IpFacts } from '../../resolution/ip.ts';
+import { ipNetworkType } from '../ip-network-type/index.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 import {
   IP_ANONYMISER_LIST_STALE,
@@ -76,8 +80,11 @@ export const ipVpnProxy = defineCapability({
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
-  ipFacts: (_ip, key, set) => {
-    const { kind, service } = rangeAt(set, key);
+  ipFacts: (ip, key, set) => {
+    const listed = rangeAt(set, key);
+    // Its own ranges first; else the whole system the address is routed from, where the list names
+    // that system and the system exists to run such services (wholeSystemListed).
+    const { kind, service } = listed.kind !== 0 ? listed : systemListing(ip, set);
     return {
       vpn: kind === 1,
       proxy: kind === 2,
@@ -93,12 +100,33 @@ export const ipVpnProxy = defineCapability({
       IP_OPERATOR_CORRECTED: 'clean',
     },
   },
-  finding: ({ ip, stale }) => {
+  finding: ({ ip, stale }, set) => {
     if (!ip) return undefined;
     if (correctedAway(ip, 'vpn', 'proxy')) return { verdict: 'clean', detail: 'IP_OPERATOR_CORRECTED' };
     if (ip.relay) return { verdict: 'neutral', detail: 'IP_PRIVACY_RELAY' };
-    return ip.vpn || ip.proxy
-      ? { verdict: 'elevated', detail: 'IP_VPN_PROXY' }
-      : unlistedFinding(stale?.has('ip_vpn_proxy') === true);
+    if (ip.vpn || ip.proxy) return { verdict: 'elevated', detail: 'IP_VPN_PROXY' };
+    // A list of whole systems is as old as the older of itself and the routing table that maps
+    // addresses to systems: with either past its maximum age, its silence vouches for nothing.
+    const systemsStale =
+      set !== undefined && set.systems.asn.length > 0 && stale?.has(ipNetworkType.key) === true;
+    return unlistedFinding(stale?.has('ip_vpn_proxy') === true || systemsStale);
   },
 });
+
+/**
+ * Whether a whole autonomous system the list names is flagged: only a network that exists to host
+ * servers (typed `hosting`, or of no known type), and not a hosting company that VPN providers
+ * rent servers from (M247, Datacamp / CDN77, known by their hosting brand): their own customers
+ * are not VPN users, and the providers' servers there are listed by address. An access, mobile,
+ * business or institutional network is never flagged whole, whatever a list says.
+ */
+export function wholeSystemListed(ip: Pick<IpFacts, 'as_type' | 'network_operator'>): boolean {
+  if (ip.as_type !== undefined && ip.as_type !== 'hosting') return false;
+  return ip.network_operator === undefined || !isHostingBrand(ip.network_operator);
+}
+
+function systemListing(ip: IpFacts, set: RangeSet): { kind: number; service?: string } {
+  const asn = ip.asn === undefined ? undefined : Number(ip.asn.slice(2));
+  if (asn === undefined || !wholeSystemListed(ip)) return { kind: 0 };
+  return systemAt(set, asn);
+}

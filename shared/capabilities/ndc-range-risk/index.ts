@@ -30,8 +30,8 @@ export const ndcRangeRisk = defineCapability({
       description: 'Numbering-range risk: `+prefix,elevated|ordinary` per line',
       layout: 'file',
       seed: { file: 'ndc-range-risk.csv' },
-      // The fraud team's own list: no public publisher.
       publishers: [],
+      unpublished: "the fraud team's own list of numbering ranges, written from regulators' plans",
       refreshEveryS: 6 * HOUR,
       // A curated list: a handful of overrides is a genuine file.
       minRecords: 1,

@@ -19,8 +19,8 @@ export const reputationLedger = defineCapability({
       description: 'Fraud reports: `subject,reports` per line (E.164 number or IP address)',
       layout: 'file',
       seed: { file: 'reputation.csv' },
-      // The consortium's fraud-report export: no public publisher.
       publishers: [],
+      unpublished: "the consortium's fraud-report export; the shipped file is a format sample",
       refreshEveryS: 5 * 60,
       minRecords: 1,
       // The export is daily; reports count for 180 days. Two missed exports and the base lacks

@@ -18,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Band, Verdict } from '../../vocabulary/score-terms.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
+import { FEED_LIMITS } from '../../capabilities/feeds/importers/imported-feed.ts';
 import { buildRangeSet } from '../../resolution/range-set.ts';
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
@@ -77,7 +78,10 @@ function checkedInData(networks: IpNetworks): CapabilityData {
       out[def.key] = decodeSnapshot(name, buildSnapshot(name, files).payload);
     } else if (def.key === 'ip_network_type') {
       // Its optional registry allocations have no seed: the tables alone, as a fresh checkout.
-      out[def.key] = { networks, hosting: buildRangeSet(parseRangeFeed(read('hosting').get('')!)) };
+      out[def.key] = {
+        networks,
+        hosting: buildRangeSet(parseRangeFeed(read('hosting').get('')!, undefined, FEED_LIMITS.hosting)),
+      };
     }
   }
   return out;
@@ -152,7 +156,7 @@ export function bandRates(
   return out;
 }
 
-function bootstrapMembers(def: VersionDefinition, sources: EvidenceSources): Member[] {
+export function bootstrapMembers(def: VersionDefinition, sources: EvidenceSources): Member[] {
   const { subjects, reports } = drawBootstrap(POPULATION, BOOTSTRAP_SEED);
   return subjects.map((s, i) => {
     const { components, raw } = evaluate(gatherEvidence(s, sources, { reports: reports[i]! }), def.points);
@@ -160,7 +164,7 @@ function bootstrapMembers(def: VersionDefinition, sources: EvidenceSources): Mem
   });
 }
 
-function legacyMembers(def: VersionDefinition, sources: EvidenceSources): Member[] {
+export function legacyMembers(def: VersionDefinition, sources: EvidenceSources): Member[] {
   // As these versions were calibrated: no ledger, no feeds.
   const bare = { carriers: sources.carriers, networks: sources.networks };
   return drawLegacyPopulation(POPULATION, LEGACY_SEED).map((s) => {

@@ -100,25 +100,25 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
     datedByFetch: true,
   },
   {
-    // A dozen or more VPN providers' networks, each announcing several prefixes.
+    // A dozen or more VPN providers' own networks (15 systems in 2026).
     name: 'VPN provider AS list',
     feed: 'vpnProxy',
     fileName: /(^|\/)vpn\/ASN\.txt$/,
     importer: importAsnList('vpnProxy', 'VPN provider AS list'),
-    minRecords: 50,
+    minRecords: 10,
     maxBytes: 1 * MB,
-    maxRecords: 200_000,
+    maxRecords: 1_000,
     datedByFetch: true,
   },
   {
-    // Hundreds of hosting, cloud and CDN networks: tens of thousands of prefixes.
+    // Hundreds of hosting, cloud and CDN networks (892 systems in 2026).
     name: 'data-centre AS list',
     feed: 'hosting',
     fileName: /(^|\/)datacenter\/ASN\.txt$/,
     importer: importAsnList('hosting', 'data-centre AS list'),
-    minRecords: 5000,
+    minRecords: 300,
     maxBytes: 4 * MB,
-    maxRecords: 500_000,
+    maxRecords: 20_000,
     datedByFetch: true,
   },
 ];

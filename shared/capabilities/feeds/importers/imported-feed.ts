@@ -17,6 +17,11 @@ export interface FeedLimits {
   /** Checked before the bytes become text (a file past 512 MB cannot). */
   maxBytes: number;
   maxRecords: number;
+  /**
+   * It may list whole autonomous systems (`AS<number>`), matched against the origin AS of the
+   * node's routing table at lookup (range-set.ts), never expanded at import.
+   */
+  systems?: boolean;
 }
 
 const MB = 1024 * 1024;
@@ -29,11 +34,11 @@ export const FEED_LIMITS: Readonly<Record<ImportTarget, FeedLimits>> = {
   torExits: { minPrefix: { v4: 22, v6: 48 }, maxBytes: 2 * MB, maxRecords: 20_000 },
   // A cloud or data-centre network's prefixes: the widest single block a provider holds is a
   // legacy IPv4 /8 (/10 today); in IPv6 no registry has allocated one holder more than a /19.
-  hosting: { minPrefix: { v4: 8, v6: 19 }, maxBytes: 64 * MB, maxRecords: 1_000_000 },
+  hosting: { minPrefix: { v4: 8, v6: 19 }, maxBytes: 64 * MB, maxRecords: 1_000_000, systems: true },
   // VPN servers and VPN providers' own networks: /16 and /29 are the widest today; a VPN provider
   // announcing more than a /12 or a /24 would be a carrier, not a VPN. Its size is set by the
   // privacy relays' egress ranges it may carry (some 300,000).
-  vpnProxy: { minPrefix: { v4: 12, v6: 24 }, maxBytes: 96 * MB, maxRecords: 1_500_000 },
+  vpnProxy: { minPrefix: { v4: 12, v6: 24 }, maxBytes: 96 * MB, maxRecords: 1_500_000, systems: true },
   // Registry delegations: IANA hands the registries IPv4 /8s and IPv6 /12s, so nothing they
   // delegate onwards is wider.
   allocatedRanges: { minPrefix: { v4: 8, v6: 12 }, maxBytes: 128 * MB, maxRecords: 2_000_000 },

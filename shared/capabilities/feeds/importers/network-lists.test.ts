@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { VPN_PROXY_KINDS } from '../../ip-vpn-proxy/index.ts';
-import { buildRangeSet, rangeAt } from '../../../resolution/range-set.ts';
+import { readFileSync } from 'node:fs';
+import { buildRangeSet, rangeAt, systemAt } from '../../../resolution/range-set.ts';
+import { FEED_LIMITS } from './imported-feed.ts';
 import { parseRangeFeed } from '../range-feed.ts';
 import { recognise } from './formats.ts';
 import { importAsnList, importVpnServerList, parseAsnList, rangeToCidrs } from './network-lists.ts';
 
 const FETCHED = new Date('2026-08-22T09:44:53Z');
+
+/** A verbatim excerpt of a published list (test/fixtures/publishers/PROVENANCE.md). */
+const fixture = (path: string) =>
+  readFileSync(new URL(`../../../../test/fixtures/publishers/${path}`, import.meta.url));
 
 describe('VPN and data-centre network lists', () => {
   it('recognises each list by its folder and name, also inside a URL path', () => {
@@ -53,38 +59,59 @@ describe('VPN and data-centre network lists', () => {
     ]);
   });
 
-  it('an AS list becomes the prefixes the routing table gives those systems, dated by the older of the two', () => {
-    // AS13335 (Cloudflare) announces 1.1.1.0/24 in every routing table since 2018.
-    const feed = importAsnList('hosting', 'data-centre AS list')(
-      Buffer.from('AS13335 # Cloudflare\n'),
+  it('an AS list stays a list of systems, dated when it was fetched', () => {
+    const hosting = importAsnList('hosting', 'data-centre AS list')(
+      Buffer.from('AS13335 # Cloudflare\nAS37170 # UNILAG, NG\n'),
       FETCHED,
     );
-    expect(feed.records).toBeGreaterThan(100);
-    expect(feed.lines).toContain('1.1.1.0/24 # Cloudflare, Inc.');
-    expect(feed.asOf.getTime()).toBeLessThanOrEqual(FETCHED.getTime());
-    // AS209854 (Cyberzone S.A.) is Surfshark's own network.
+    expect(hosting.lines).toEqual(['AS13335', 'AS37170']);
+    expect(hosting.asOf).toEqual(FETCHED);
     const vpn = importAsnList('vpnProxy', 'VPN provider AS list')(
-      Buffer.from('AS209854 # Surfshark\n'),
+      Buffer.from('AS209854 # Surfshark\nAS9009 # M247, GB (NordVPN)\n'),
       FETCHED,
     );
-    expect(vpn.lines).toContain('5.182.103.0/24,vpn # Surfshark');
+    expect(vpn.lines).toEqual(['AS209854,vpn # Surfshark', 'AS9009,vpn # M247, GB (NordVPN)']);
+    // The systems survive into the feed's range set, looked up by number.
+    const set = buildRangeSet(parseRangeFeed(Buffer.from(vpn.text), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy));
+    expect(systemAt(set, 209854)).toEqual({ kind: 1, service: 'Surfshark' });
+    expect(systemAt(set, 9009)).toEqual({ kind: 1, service: 'M247, GB (NordVPN)' });
+    expect(systemAt(set, 13335)).toEqual({ kind: 0 });
   });
 
-  it('leaves out the systems whose own network type disagrees with the list, saying which', () => {
-    // A university the data-centre list names is not hosting; a hosting company VPN providers
-    // rent servers from (M247, Cloudflare here) is not a VPN network as a whole.
-    const hosting = importAsnList('hosting', 'data-centre AS list')(
-      Buffer.from('AS37170 # UNILAG, NG\nAS13335 # Cloudflare\n'),
-      FETCHED,
-    );
-    expect(hosting.lines.some((l) => l.startsWith('196.45.48.0/20'))).toBe(false);
-    expect(hosting.lines).toContain('1.1.1.0/24 # Cloudflare, Inc.');
-    expect(hosting.source).toContain('AS37170 education');
-    const vpn = importAsnList('vpnProxy', 'VPN provider AS list')(
-      Buffer.from('AS9009 # M247, GB (NordVPN)\nAS13335 # Example VPN\nAS209854 # Surfshark\n'),
-      FETCHED,
-    );
-    expect(vpn.lines.every((l) => l.endsWith('# Surfshark'))).toBe(true);
-    expect(vpn.source).toContain('AS9009 hosting company M247');
+  it('reads the real lists as published (X4BNet lists_vpn, 2026-08-22 and 2025-05-14)', () => {
+    for (const [dir, vpnCount] of [
+      ['x4bnet', 15],
+      ['x4bnet-2025-05-14', undefined],
+    ] as const) {
+      const vpn = importAsnList('vpnProxy', 'VPN provider AS list')(
+        fixture(`${dir}/input/vpn/ASN.txt`),
+        FETCHED,
+      );
+      if (vpnCount !== undefined) expect(vpn.records).toBe(vpnCount);
+      expect(vpn.lines.every((l) => /^AS\d+,vpn( # .+)?$/.test(l))).toBe(true);
+      const dc = importAsnList('hosting', 'data-centre AS list')(
+        fixture(`${dir}/input/datacenter/ASN.txt`),
+        FETCHED,
+      );
+      expect(dc.records).toBeGreaterThan(30);
+      // What the importer writes, the capability's feed parser reads back.
+      expect(parseRangeFeed(Buffer.from(dc.text), undefined, FEED_LIMITS.hosting)).toHaveLength(dc.records);
+    }
+    for (const provider of ['mullvadvpn', 'pia', 'protonvpn'] as const) {
+      const feed = importVpnServerList(provider)(fixture(`x4bnet/input/vpn/ips/${provider}.txt`), FETCHED);
+      expect(feed.records, provider).toBeGreaterThanOrEqual(39);
+    }
+  });
+
+  it('a range feed lists a system only where its feed may, and only a public AS number', () => {
+    expect(() => parseRangeFeed(Buffer.from('AS13335\n'))).toThrow('line 1: this feed lists addresses');
+    expect(() => parseRangeFeed(Buffer.from('AS13335\n'), undefined, FEED_LIMITS.torExits)).toThrow('line 1');
+    for (const bad of ['AS0', 'AS23456', 'AS64512', 'AS4200000001', 'AS4294967296', 'AS013335', 'AS'])
+      expect(() => parseRangeFeed(Buffer.from(`${bad}\n`), undefined, FEED_LIMITS.hosting), bad).toThrow(
+        'line 1',
+      );
+    expect(parseRangeFeed(Buffer.from('AS13335 # Cloudflare\n'), undefined, FEED_LIMITS.hosting)).toEqual([
+      { version: 'as', asn: 13335, kind: 1, service: 'Cloudflare' },
+    ]);
   });
 });

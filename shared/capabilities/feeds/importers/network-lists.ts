@@ -4,20 +4,19 @@
  * or CIDR per line) and lists of autonomous systems (`input/vpn/ASN.txt`,
  * `input/datacenter/ASN.txt`, `AS<number> # <name>` per line).
  *
- * Server lists become VPN ranges named for their provider. An AS list becomes the prefixes those
- * systems announce, read from the routing table the service ships (@ip-location-db/asn): the
- * prefixes are as old as that table, so the import is dated by the older of the two. Each range
- * keeps the service it belongs to as its trailing comment (range-feed.ts), so resolution can say
- * which VPN or cloud an address belongs to.
+ * Server lists become VPN ranges named for their provider. An AS list stays a list of systems
+ * (`AS209854,vpn # Surfshark`): a node matches them against the origin AS its own, refreshed
+ * routing table gives an address (range-set.ts `systemAt`), and decides there whether the
+ * system's own type lets the list flag it whole (the capabilities' `ipFacts`). Expanding them
+ * into prefixes here would tie the list to whichever routing table was installed when it was
+ * imported, and date it no newer than that table. Each entry keeps the service it belongs to as
+ * its trailing comment (range-feed.ts), so resolution can say which VPN or cloud an address
+ * belongs to. The lists carry no date of their own: an import is dated when it was fetched.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { dataPackages, packageDataAsOf } from '../../../resolution/data-packages.ts';
 import { FeedError } from '../feed-error.ts';
 import { parseStrictRange, type PrefixFloor } from '../strict-address.ts';
-import { asListExclusion } from './as-list-agreement.ts';
-import { FEED_LIMITS, imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
+import { imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
 
 /** Service names of the providers whose server lists are read, by file name. */
 export const VPN_SERVER_LISTS: Readonly<Record<string, string>> = {
@@ -122,92 +121,23 @@ function formatAddress(value: bigint, width: 32 | 128): string {
   return ipaddr.fromByteArray(bytes).toString();
 }
 
-function addressValue(text: string): bigint {
-  let v = 0n;
-  for (const b of ipaddr.parse(text).toByteArray()) v = (v << 8n) | BigInt(b);
-  return v;
-}
-
-/** A CSV field's text: a quoted field loses its quotes, and `""` inside it is one `"`. */
-export function csvText(field: string): string {
-  const quoted = field.length >= 2 && field.startsWith('"') && field.endsWith('"');
-  return quoted ? field.slice(1, -1).replaceAll('""', '"') : field;
-}
-
 /**
- * The prefixes each listed AS originates, from the shipped routing table's `start,end,asn,name`
- * files, with the table's date. Read once per command.
- */
-function routedPrefixes(asns: ReadonlySet<number>): {
-  prefixes: Map<number, string[]>;
-  names: Map<number, string>;
-  asOf: Date;
-} {
-  const pkg = dataPackages().asn;
-  const asOf = new Date(packageDataAsOf('@ip-location-db/asn', pkg.version) ?? NaN);
-  const prefixes = new Map<number, string[]>();
-  const names = new Map<number, string>();
-  for (const [file, width] of [
-    ['asn-ipv4.csv', 32],
-    ['asn-ipv6.csv', 128],
-  ] as const) {
-    for (const row of readFileSync(join(pkg.dir, file), 'utf8').split('\n')) {
-      const first = row.indexOf(',');
-      const second = row.indexOf(',', first + 1);
-      const third = row.indexOf(',', second + 1);
-      if (third < 0) continue;
-      const asn = Number(row.slice(second + 1, third));
-      // Special-purpose space (6to4 relays' 192.88.99.0/24, say) is never a subscriber: not listed.
-      if (!asns.has(asn) || ipaddr.parse(row.slice(0, first)).range() !== 'unicast') continue;
-      const cidrs = rangeToCidrs(
-        addressValue(row.slice(0, first)),
-        addressValue(row.slice(first + 1, second)),
-        width,
-      );
-      const list = prefixes.get(asn);
-      if (list) list.push(...cidrs);
-      else prefixes.set(asn, cidrs);
-      if (!names.has(asn)) names.set(asn, serviceName(csvText(row.slice(third + 1))));
-    }
-  }
-  return { prefixes, names, asOf };
-}
-
-/**
- * An AS list, into the ranges of those systems: VPN ranges (`vpnProxy`, named as the list names
- * the AS: "Surfshark") or hosting ranges (`hosting`, named by the AS's registered name).
+ * An AS list, as the systems it names: VPN providers' own networks (`vpnProxy`, named as the
+ * list names them: "Surfshark") or data-centre networks (`hosting`).
  */
 export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hosting'>, label: string) {
   return (bytes: Buffer, fetchedAt: Date): ImportedFeed => {
     const listed = parseAsnList(bytes);
-    const { prefixes, names, asOf } = routedPrefixes(new Set(listed.keys()));
-    if (Number.isNaN(asOf.getTime())) throw new FeedError('the routing table has no known date');
     const lines: string[] = [];
-    const floor = FEED_LIMITS[target].minPrefix;
-    const left: string[] = [];
-    for (const [asn, listName] of listed) {
-      const why = prefixes.has(asn) ? asListExclusion(target, asn, names.get(asn)) : undefined;
-      if (why !== undefined) {
-        left.push(`AS${asn} ${why}`);
-        continue;
-      }
-      const name = target === 'vpnProxy' ? listName || names.get(asn) : names.get(asn) || listName;
-      const suffix = name ? ` # ${name}` : '';
-      for (const cidr of prefixes.get(asn) ?? []) {
-        if (typeof parseStrictRange(cidr, floor) === 'string') {
-          throw new FeedError(`AS${asn} originates ${cidr}, wider than a ${label} may hold`);
-        }
-        lines.push(`${cidr}${target === 'vpnProxy' ? ',vpn' : ''}${suffix}`);
-      }
+    // A VPN system is named as the list names it ("Surfshark"); a data-centre list's comments are
+    // its maintainers' notes, so a hosting system is named by its registered name at lookup.
+    for (const [asn, name] of listed) {
+      lines.push(target === 'vpnProxy' ? `AS${asn},vpn${name ? ` # ${name}` : ''}` : `AS${asn}`);
     }
-    const dated = new Date(Math.min(fetchedAt.getTime(), asOf.getTime()));
     return imported(
       target,
-      `${label}: ${listed.size} autonomous systems, prefixes from @ip-location-db/asn ${dataPackages().asn.version}` +
-        (left.length > 0
-          ? `; left out, own network type disagrees (as-list-agreement.ts): ${left.join(', ')}`
-          : ''),
-      dated,
+      `${label}: ${listed.size} autonomous systems (date: when it was fetched; matched at lookup against the routing table)`,
+      fetchedAt,
       lines,
     );
   };
