@@ -19,6 +19,7 @@ export interface CapabilityHealth {
   last_error?: string;
   last_error_at?: string;
   consecutive_failures?: number;
+  feeds_without_publisher?: string[];
 }
 
 /** What health says of a capability Redis has no version of and whose refresh never failed. */
@@ -65,6 +66,7 @@ export function capabilityHealth(
       if (failure.at) h.last_error_at = failure.at;
     }
     if (state?.status) h.consecutive_failures = state.status.consecutive_failures;
+    if (cap.def.withoutPublisher.length > 0) h.feeds_without_publisher = [...cap.def.withoutPublisher];
     out[cap.name] = h;
   }
   return out;
