@@ -33,8 +33,9 @@ const awsJson = (n: number, createDate = '2026-11-24-21-03-07') =>
   });
 const googleJson = (n: number) =>
   JSON.stringify({
-    syncToken: '1763990000000',
-    creationTime: '2026-11-23T23:01:17.123456',
+    // Google's real shape: the date in syncToken (epoch ms), creationTime in zone-less Pacific time.
+    syncToken: '1795474877123',
+    creationTime: '2026-11-23T15:01:17.123456',
     prefixes: Array.from({ length: n }, (_, i) => ({
       ipv4Prefix: `34.${i >> 8}.${i & 255}.0/24`,
       service: 'Google Cloud',

@@ -122,7 +122,7 @@ describe('each importer refuses what is not an address, naming the line', () => 
     );
     const google = buf(
       JSON.stringify({
-        creationTime: '2026-11-23T23:01:17.123456',
+        syncToken: '1763990000000',
         prefixes: [{ ipv4Prefix: '034.1.0.0/16' }],
       }),
     );
@@ -150,7 +150,7 @@ describe('each importer refuses what is not an address, naming the line', () => 
       ),
     );
     const google = buf(
-      JSON.stringify({ creationTime: '2026-11-23T23:01:17.123456', prefixes: [{ ipv4Prefix: '1.2.3.4/8' }] }),
+      JSON.stringify({ syncToken: '1763990000000', prefixes: [{ ipv4Prefix: '1.2.3.4/8' }] }),
     );
     expect(() => importGoogleCloudJson(google)).toThrow(
       "prefixes[0].ipv4Prefix: not an IPv4 CIDR: '1.2.3.4/8'",

@@ -1,8 +1,8 @@
 /**
  * The cloud providers' published range files, into hosting ranges: AWS
  * (https://ip-ranges.amazonaws.com/ip-ranges.json) and Google Cloud
- * (https://www.gstatic.com/ipranges/cloud.json). Both date themselves (`createDate`,
- * `creationTime`, UTC), so the fetch date is not needed.
+ * (https://www.gstatic.com/ipranges/cloud.json). Both date themselves (AWS by
+ * `createDate`, UTC; Google by `syncToken`, epoch milliseconds), so the fetch date is not needed.
  *
  * Each range keeps its provider as a trailing comment (`# Amazon Web Services`, `# Google Cloud`),
  * which the range parser (range-feed.ts) reads as the range's service name.
@@ -67,17 +67,18 @@ export function importAwsIpRanges(bytes: Buffer): ImportedFeed {
   return imported('hosting', source, asOf, collect(ranges, 'Amazon Web Services'));
 }
 
-/** `creationTime`: `YYYY-MM-DDThh:mm:ss.ssssss`, UTC without a zone. */
+/**
+ * Dated by `syncToken`, milliseconds since the epoch. Its `creationTime` carries no zone and is
+ * Google's local (US Pacific) time, seven or eight hours behind: read as UTC it would date the file
+ * hours too early (the published file of 2025-07-25 02:16:28 UTC says `2025-07-24T19:16:28.780563`).
+ */
 export function importGoogleCloudJson(bytes: Buffer): ImportedFeed {
   const doc = json(bytes, 'a Google Cloud cloud.json');
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?$/.exec(String(doc.creationTime ?? ''));
-  if (!m) {
-    throw new FeedError(
-      `creationTime '${String(doc.creationTime ?? '')}' is missing or not YYYY-MM-DDThh:mm:ss`,
-    );
+  const token = String(doc.syncToken ?? '');
+  if (!/^\d{13}$/.test(token)) {
+    throw new FeedError(`syncToken '${token}' is missing or not milliseconds since the epoch`);
   }
-  // Date.parse takes milliseconds at most.
-  const asOf = new Date(`${m[1]}${(m[2] ?? '').slice(0, 4)}Z`);
+  const asOf = new Date(Number(token));
   const ranges = entries(doc, 'prefixes').map((p, i) =>
     p.ipv4Prefix !== undefined
       ? cidr(p.ipv4Prefix, 'ipv4', `prefixes[${i}].ipv4Prefix`)
