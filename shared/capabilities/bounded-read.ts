@@ -6,7 +6,7 @@
  * applies (infra/feeds/update-feeds.ts): a recognised public format's own, else the feed's.
  */
 import { FeedError } from './feeds/feed-error.ts';
-import { recognise } from './feeds/importers/formats.ts';
+import { recogniseTable, recognise } from './feeds/importers/formats.ts';
 import { FEED_LIMITS, type ImportTarget } from './feeds/importers/imported-feed.ts';
 import type { FeedName } from './source.ts';
 
@@ -21,7 +21,7 @@ export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 const isUrl = (location: string) => /^https?:\/\//i.test(location);
 
 /** A location's path (a URL's, decoded, without query), as formats.ts recognises files by. */
-function pathOf(location: string): string {
+export function pathOf(location: string): string {
   if (!isUrl(location)) return location;
   const path = new URL(location).pathname;
   try {
@@ -34,7 +34,7 @@ function pathOf(location: string): string {
 /** The most bytes one file of `feed` at `location` may have. */
 export function byteLimit(feed: FeedName, location: string): number {
   const path = pathOf(location);
-  const format = recognise(path);
+  const format = recogniseTable(path, feed) ?? recognise(path);
   if (format) return format.maxBytes;
   // A MaxMind DB stands in for a whole feed (feeds/importers/mmdb.ts) and is far larger than the
   // text it is walked into, which the feed's own bound then checks (range-feed.ts): a Tor feed

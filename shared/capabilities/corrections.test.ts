@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveIp } from '../resolution/ip.ts';
 import { ipNetworkType } from './ip-network-type/index.ts';
 import { ipTorExit } from './ip-tor-exit/index.ts';
+import { withoutCorrectedServices } from './flags.ts';
 import { ipVpnProxy } from './ip-vpn-proxy/index.ts';
 import {
   applyCorrections,
@@ -30,7 +31,7 @@ const listed = {
   as_type: 'hosting' as const,
   hosting: true,
   vpn: true,
-  services: { vpn_proxy: 'Some VPN', hosting: 'Some Cloud' },
+  services: { ip_vpn_proxy: 'Some VPN', ip_network_type: 'Some Cloud' },
 };
 
 describe('parsing a correction', () => {
@@ -77,9 +78,10 @@ describe('applying corrections', () => {
       correction('AS64500', 'hosting', false),
       correction('198.51.100.0/24', 'vpn', false),
     ]);
-    const ip = applyCorrections(listed, c);
+    const ip = withoutCorrectedServices(applyCorrections(listed, c));
     expect(ip).toMatchObject({ hosting: false, vpn: false, corrected: ['hosting', 'vpn'] });
     expect(ip.as_type).toBeUndefined();
+    // The services named for the flags corrected away go with them (flags.ts).
     expect(ip.services).toBeUndefined();
     expect(ipVpnProxy.finding({ ip }, undefined)).toEqual({
       verdict: 'clean',

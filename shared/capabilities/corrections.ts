@@ -303,11 +303,7 @@ export function applyCorrections(ip: IpFacts, corrections: Corrections | undefin
   const out: IpFacts = { ...ip, ...flags, corrected };
   if (flags.hosting === true) out.as_type = 'hosting';
   else if (flags.hosting === false && out.as_type === 'hosting') delete out.as_type;
-  const services = { ...out.services };
-  if (flags.hosting === false) delete services.hosting;
-  if (!out.vpn && !out.proxy) delete services.vpn_proxy;
-  if (Object.keys(services).length > 0) out.services = services;
-  else delete out.services;
+  // The services named for flags corrected away go with them (capabilities/flags.ts).
   return out;
 }
 

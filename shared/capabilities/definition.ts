@@ -5,6 +5,7 @@ import type { AddressKey } from '../resolution/range-set.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import type { BuiltSnapshot, FeedFiles } from './snapshot-format.ts';
 import type { FeedSource } from './source.ts';
+import type { CorrectedFlag } from './corrections.ts';
 
 /** How a snapshot capability's feeds become its blob in Redis, and the blob its data on a node. */
 export interface SnapshotCodec<Data> {
@@ -77,6 +78,11 @@ interface CapabilityParts<Key extends string, Code extends string, Data> {
    * the other capabilities see it. Called only with its data loaded.
    */
   ipFacts?(ip: IpFacts, key: AddressKey, data: Data): Partial<IpFacts>;
+  /**
+   * The address flags its `ipFacts` sets (and an operator correction of them is reported under
+   * its component). A service it names for the address goes in `services` under its key.
+   */
+  flags?: readonly CorrectedFlag[];
   /**
    * The finding a stored reason code of it stands for, given the ledger's report count: what a
    * replay of a retained score (scoring/replay.ts) scores. An audit row keeps the verdicts of the

@@ -57,7 +57,7 @@ describe('the feed snapshots know real subjects of each class', () => {
   ])('VPN %s is named %s', (ip, service) => {
     const facts = resolve(ip);
     expect(facts.vpn).toBe(true);
-    expect(facts.services?.vpn_proxy).toBe(service);
+    expect(facts.services?.ip_vpn_proxy).toBe(service);
   });
 
   it.each([
@@ -72,7 +72,7 @@ describe('the feed snapshots know real subjects of each class', () => {
   ])('hosting %s is named after its operator', (ip, operator) => {
     const facts = resolve(ip);
     expect(facts.hosting).toBe(true);
-    expect(facts.services?.hosting).toMatch(operator);
+    expect(facts.services?.ip_network_type).toMatch(operator);
   });
 
   it('ordinary access networks are on none of the lists', () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BYTES } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { recognise } from './feeds/importers/formats.ts';
+import { recognise, recogniseTable } from './feeds/importers/formats.ts';
 import { FEED_LIMITS } from './feeds/importers/imported-feed.ts';
 import { FEEDS } from './registry.ts';
 import { fetchSourceFeed, type LocationState } from './source-fetch.ts';
@@ -28,7 +28,8 @@ const aws = (n: number, date: string) =>
   });
 const google = (n: number, time: string) =>
   JSON.stringify({
-    syncToken: '2',
+    // Dated by its syncToken, epoch milliseconds (the creationTime is zone-less Pacific time).
+    syncToken: String(Date.parse(`${time.slice(0, 23)}Z`)),
     creationTime: time,
     prefixes: Array.from({ length: n }, (_, i) => ({ ipv4Prefix: `34.${i >> 8}.${i & 255}.0/24` })),
   });
@@ -265,7 +266,8 @@ describe('the declared publishers', () => {
     );
     expect(declared.length).toBeGreaterThanOrEqual(10);
     for (const [feed, url] of declared) {
-      expect([url, recognise(new URL(url).pathname)?.feed]).toEqual([url, feed]);
+      const path = new URL(url).pathname;
+      expect([url, (recogniseTable(path, feed) ?? recognise(path))?.feed]).toEqual([url, feed]);
     }
   });
 });

@@ -16,12 +16,13 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { byteLimit, readBounded } from './bounded-read.ts';
+import { byteLimit, pathOf, readBounded } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { recognise, type PublicFormat } from './feeds/importers/formats.ts';
+import { recognise, recogniseTable, type PublicFormat, type TableFormat } from './feeds/importers/formats.ts';
+import { mergeTables, type ImportedTable } from './feeds/importers/network-tables.ts';
 import { mergeImports, type ImportedFeed } from './feeds/importers/imported-feed.ts';
 import { FEEDS, type FeedName } from './registry.ts';
-import { fetchFeed } from './sources.ts';
+import { fetchFeed, fetchOne } from './sources.ts';
 import { errorMessage } from '../error-message.ts';
 
 /** What the store keeps per location between refreshes. */
@@ -123,44 +124,16 @@ function formatOf(location: string): PublicFormat | undefined {
   return recognise(isUrl(location) ? decodeURIComponent(new URL(location).pathname) : location);
 }
 
-/**
- * Fetches one feed. A single-file feed may name several publisher files (merged, dated by the
- * oldest, as `feeds:update` merges them); any other layout is read whole, as before.
- */
-export async function fetchSourceFeed(
+/** Each location's bytes, or undefined when every URL answered 304 (conditional requests). */
+async function fetchParts(
   feed: FeedName,
-  location: string,
+  parts: readonly string[],
   opts: FetchOptions,
-): Promise<FetchedFeed> {
-  const source = FEEDS[feed];
-  if (!source) throw new FeedError(`${feed}: no capability declares this feed`);
-  if (source.optional && !isUrl(location) && !(await exists(location))) {
-    return { absent: true, identity: 'absent', state: {} };
-  }
-  const parts = location
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '');
-  const formats = parts.map(formatOf);
-  const imported = formats.some((f) => f !== undefined);
-  if (source.layout !== 'file' || (!imported && parts.length === 1 && !isUrl(location))) {
-    // A directory, a package layout or a local file in the project's format: read whole.
-    const files = await fetchFeed(feed, location, opts.timeoutMs);
-    const hash = createHash('sha256');
-    for (const [name, bytes] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
-      hash.update(`${name}:${bytes.length}:`).update(bytes);
-    }
-    return { files, identity: hash.digest('hex'), state: {} };
-  }
-  if (parts.length > 1 && formats.some((f) => f === undefined)) {
-    throw new FeedError(`${feed}: several locations must all be recognised public files`);
-  }
-
-  const fetchPart = async (part: string, known: LocationState | undefined): Promise<Download> => {
-    if (isUrl(part)) return download(feed, part, known, opts.timeoutMs);
-    const files = await fetchFeed(feed, part, opts.timeoutMs);
-    return { bytes: files.get('')! };
-  };
+): Promise<{ bytes?: Buffer[]; identity: string; state: Record<string, LocationState> }> {
+  const fetchPart = async (part: string, known: LocationState | undefined): Promise<Download> =>
+    isUrl(part)
+      ? download(feed, part, known, opts.timeoutMs)
+      : { bytes: await fetchOne(feed, part, opts.timeoutMs) };
   const first = await Promise.all(parts.map((p) => fetchPart(p, opts.known[p])));
   if (first.every((a) => a === 'not-modified')) {
     const state = Object.fromEntries(parts.map((p) => [p, opts.known[p]!]));
@@ -179,8 +152,88 @@ export async function fetchSourceFeed(
       ...(a.lastModified ? { lastModified: a.lastModified } : {}),
     };
   }
-  const identity = identityOf(parts.map((p) => state[p]!.identity));
   const bytes = answers.map((a) => (a as Exclude<Download, 'not-modified'>).bytes);
+  return { bytes, identity: identityOf(parts.map((p) => state[p]!.identity)), state };
+}
+
+/** Imports one publisher's file of a table feed and checks it on its own. */
+function importTable(feed: FeedName, format: TableFormat, bytes: Buffer, now: Date): ImportedTable {
+  let result: ImportedTable;
+  try {
+    result = format.importer(bytes, now);
+  } catch (err) {
+    throw new FeedError(`${feed}: ${format.name}: ${errorMessage(err)}`);
+  }
+  if (result.asOf.getTime() > now.getTime() + FUTURE_SLACK_MS) {
+    throw new FeedError(`${feed}: ${format.name}: its date ${result.asOf.toISOString()} is in the future`);
+  }
+  if (result.records < format.minRecords) {
+    throw new FeedError(
+      `${feed}: ${format.name}: only ${result.records} records, a genuine one has at least ${format.minRecords} (truncated?)`,
+    );
+  }
+  return result;
+}
+
+/**
+ * A table feed (the routing and registry-country tables) from its publishers' files: each
+ * imported into rows, merged into the table files the snapshot reads, dated by the oldest.
+ */
+async function fetchTableFeed(
+  feed: FeedName,
+  parts: readonly string[],
+  formats: readonly TableFormat[],
+  opts: FetchOptions,
+): Promise<FetchedFeed> {
+  const { bytes, identity, state } = await fetchParts(feed, parts, opts);
+  if (!bytes) return { identity, state };
+  const merged = mergeTables(bytes.map((b, i) => importTable(feed, formats[i]!, b, opts.now)));
+  const least = FEEDS[feed]!.minRecords;
+  if (merged.records < least) {
+    throw new FeedError(`${feed}: only ${merged.records} rows, its capability expects at least ${least}`);
+  }
+  return { files: merged.files, identity, state };
+}
+
+/**
+ * Fetches one feed. A single-file feed may name several publisher files (merged, dated by the
+ * oldest, as `feeds:update` merges them); so may a table feed (the network type's routing and
+ * country tables: every location a recognised table file). Any other layout is read whole.
+ */
+export async function fetchSourceFeed(
+  feed: FeedName,
+  location: string,
+  opts: FetchOptions,
+): Promise<FetchedFeed> {
+  const source = FEEDS[feed];
+  if (!source) throw new FeedError(`${feed}: no capability declares this feed`);
+  if (source.optional && !isUrl(location) && !(await exists(location))) {
+    return { absent: true, identity: 'absent', state: {} };
+  }
+  const parts = location
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const tables = parts.map((p) => recogniseTable(pathOf(p), feed));
+  if (Array.isArray(source.layout) && tables.every((t) => t !== undefined)) {
+    return fetchTableFeed(feed, parts, tables as TableFormat[], opts);
+  }
+  const formats = parts.map(formatOf);
+  const imported = formats.some((f) => f !== undefined);
+  if (source.layout !== 'file' || (!imported && parts.length === 1 && !isUrl(location))) {
+    // A directory, a package layout or a local file in the project's format: read whole.
+    const files = await fetchFeed(feed, location, opts.timeoutMs);
+    const hash = createHash('sha256');
+    for (const [name, bytes] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+      hash.update(`${name}:${bytes.length}:`).update(bytes);
+    }
+    return { files, identity: hash.digest('hex'), state: {} };
+  }
+  if (parts.length > 1 && formats.some((f) => f === undefined)) {
+    throw new FeedError(`${feed}: several locations must all be recognised public files`);
+  }
+  const { bytes, identity, state } = await fetchParts(feed, parts, opts);
+  if (!bytes) return { identity, state };
   if (!imported) return { files: new Map([['', bytes[0]!]]), identity, state };
 
   const merged = mergeImports(bytes.map((b, i) => importOne(feed, formats[i]!, b, opts.now)));

@@ -44,7 +44,8 @@ async function readLocal(feed: FeedName, path: string, limit: number): Promise<B
   return bytes;
 }
 
-async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Promise<Buffer> {
+/** One file, from a path or an http(s) URL, bounded by its byte limit. */
+export async function fetchOne(feed: FeedName, location: string, timeoutMs: number): Promise<Buffer> {
   // The bound `feeds:update` applies to the same file (bounded-read.ts), for a path as for a URL.
   const limit = byteLimit(feed, location);
   if (!isUrl(location)) return readLocal(feed, location, limit);

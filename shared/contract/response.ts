@@ -43,7 +43,16 @@ export const PhoneResolution = z.object({
 
 export const IpResolution = z.object({
   asn: z.string().optional(),
-  as_name: z.string().optional(),
+  as_name: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "The origin AS's registered name, from the routing table the node holds: with the shipped table, " +
+        'mostly IP to ASN Lite by DB-IP (https://db-ip.com, CC BY 4.0: "IP Geolocation by DB-IP"), merged ' +
+        'by ip-location-db with Route Views and the RIRs; with a table refreshed from IPtoASN, its ' +
+        'public-domain names.',
+    }),
   as_type: z.string().optional(),
   country_code: z.string().optional(),
   continent: z.string().optional(),

@@ -39,14 +39,15 @@ export interface IpFacts {
   tor: boolean;
   /**
    * An egress of a privacy relay (iCloud Private Relay) the VPN/proxy feed lists: benign, named
-   * in `services.vpn_proxy`. Internal, like `network_operator`.
+   * in `services` under that capability's key. Internal, like `network_operator`.
    */
   relay?: true;
   /**
-   * The services the range feeds name for the address ("Mullvad VPN", "Amazon Web Services"), so
-   * an analyst reading explain sees which; the score response does not carry them.
+   * The services the range feeds name for the address ("Mullvad VPN", "Amazon Web Services"), by
+   * the component key of the capability that named them, so an analyst reading explain sees
+   * which; the score response does not carry them.
    */
-  services?: { vpn_proxy?: string; hosting?: string };
+  services?: Readonly<Record<string, string>>;
   /**
    * The flags an operator correction set (shared/capabilities/corrections.ts), after every list.
    * Internal: findings give IP_OPERATOR_CORRECTED for a flag corrected away; never in a response.

@@ -1,5 +1,6 @@
 import type { CapabilityFinding } from '../capabilities/definition.ts';
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
+import { COMPONENT_OF_FLAG } from '../capabilities/flags.ts';
 import type { RiskPosture, ScoringContext } from '../vocabulary/scoring-input.ts';
 import type { Action, Band, ContextEffect, Coverage, Verdict } from '../vocabulary/score-terms.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
@@ -58,21 +59,13 @@ export interface CorrectedComponent {
   value: boolean;
 }
 
-const COMPONENT_OF_FLAG = {
-  hosting: 'ip_network_type',
-  vpn: 'ip_vpn_proxy',
-  proxy: 'ip_vpn_proxy',
-  tor: 'ip_tor_exit',
-} as const satisfies Record<CorrectedComponent['flag'], ComponentKey>;
-
 /** Which flags operators corrected (shared/capabilities/corrections.ts); never the range or why. */
 function correctedComponents(evidence: Evidence): CorrectedComponent[] {
   const ip = evidence.ip;
-  return (ip?.corrected ?? []).map((flag) => ({
-    component: COMPONENT_OF_FLAG[flag],
-    flag,
-    value: ip![flag],
-  }));
+  return (ip?.corrected ?? []).flatMap((flag) => {
+    const component = COMPONENT_OF_FLAG.get(flag);
+    return component ? [{ component, flag, value: ip![flag] }] : [];
+  });
 }
 
 export interface NamedService {
@@ -80,17 +73,13 @@ export interface NamedService {
   name: string;
 }
 
-/** Which VPN provider or cloud the range feeds name for the address: the "which" behind a flag. */
+/** Which VPN provider or cloud the data name for the address: the "which" behind a flag. */
 function namedServices(evidence: Evidence): NamedService[] {
-  const ip = evidence.ip;
-  if (!ip) return [];
-  const out: NamedService[] = [];
-  if (ip.services?.vpn_proxy !== undefined)
-    out.push({ component: 'ip_vpn_proxy', name: ip.services.vpn_proxy });
-  // A hosting range's own name first; else the operator the AS classification knows.
-  const hostedBy = ip.services?.hosting ?? (ip.hosting ? ip.network_operator : undefined);
-  if (hostedBy !== undefined) out.push({ component: 'ip_network_type', name: hostedBy });
-  return out;
+  const services = evidence.ip?.services ?? {};
+  return COMPONENT_ORDER.flatMap((c) => {
+    const name = services[c.key];
+    return name !== undefined ? [{ component: c.key, name }] : [];
+  });
 }
 
 export const DISCLOSURE =

@@ -4,6 +4,7 @@ import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
 import type { IpNetworks } from '../resolution/ip-networks.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
 import { applyCorrections, type Corrections } from '../capabilities/corrections.ts';
+import { withoutCorrectedServices } from '../capabilities/flags.ts';
 import type { CapabilityData, Evidence, Reputation } from '../capabilities/evidence.ts';
 import { addressKeyOf, resolveIp, type IpFacts } from '../resolution/ip.ts';
 import { resolvePhone } from '../resolution/phone.ts';
@@ -49,7 +50,7 @@ export function gatherEvidence(
   if (subject.ip_address) {
     const ip = resolveIp(subject.ip_address, sources.networks, sources.networksStale === true);
     const listed = sources.data ? withListedFacts(ip, sources.data) : ip;
-    evidence.ip = applyCorrections(listed, sources.corrections);
+    evidence.ip = withoutCorrectedServices(applyCorrections(listed, sources.corrections));
   }
   if (reputation !== undefined) evidence.reputation = reputation;
   if (sources.unavailable && sources.unavailable.size > 0) evidence.unavailable = sources.unavailable;

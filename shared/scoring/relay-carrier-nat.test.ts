@@ -53,7 +53,7 @@ describe('relays and carrier NAT', () => {
   it('resolves a relay egress as a named relay, not a VPN', () => {
     const facts = resolveIp('104.28.28.10');
     expect(facts).toMatchObject({ vpn: false, proxy: false, relay: true });
-    expect(facts.services?.vpn_proxy).toBe('iCloud Private Relay');
+    expect(facts.services?.ip_vpn_proxy).toBe('iCloud Private Relay');
     expect(resolveIp('185.65.134.10').vpn).toBe(true);
   });
 

@@ -17,9 +17,20 @@ import {
 } from '../../resolution/range-set.ts';
 import { encode, file, length, parsing } from '../snapshot-format.ts';
 
+/** The five Regional Internet Registries' daily delegated-extended statistics. */
+const RIR_STATISTICS = [
+  'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest',
+  'https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest',
+  'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest',
+  'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
+  'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
+];
+
+const KEY = 'ip_network_type';
+
 /** The kind of network an address sits on: origin AS, registry country and hosting ranges. */
 export const ipNetworkType = defineCapability({
-  key: 'ip_network_type',
+  key: KEY,
   description: 'Kind of network the address sits on: access, hosting, or reserved space.',
   codes: {
     IP_BOGON:
@@ -38,24 +49,25 @@ export const ipNetworkType = defineCapability({
   sources: {
     asn: {
       env: 'FEED_ASN',
-      description: 'Origin AS per routed range (@ip-location-db/asn layout)',
-      // package.json: its version dates the data (feeds/as-of.ts).
+      description:
+        "Origin AS per routed range: IPtoASN's ip2asn files, or the @ip-location-db/asn layout, or an ASN .mmdb",
+      // The seed's package.json dates it by its version; an import writes an `as-of` file (feeds/as-of.ts).
       layout: ['asn-ipv4-num.csv', 'asn-ipv6-num.csv', 'package.json'],
       seed: { path: () => dataPackages().asn.dir },
-      publishers: [],
-      unpublished: 'the installed @ip-location-db/asn package, whose npm releases are deprecated upstream',
+      // Rebuilt from the global routing table every hour; public domain (PDDL 1.0).
+      publishers: ['https://iptoasn.com/data/ip2asn-v4.tsv.gz', 'https://iptoasn.com/data/ip2asn-v6.tsv.gz'],
       refreshEveryS: DAY,
       minRecords: 100_000,
       maxDataAgeS: 120 * DAY,
     },
     ipCountry: {
       env: 'FEED_IP_COUNTRY',
-      description: 'Registry country per allocated range (@ip-location-db/geo-whois-asn-country layout)',
+      description:
+        "Registry country per allocated range: the RIRs' delegated statistics, or the @ip-location-db/geo-whois-asn-country layout",
       layout: ['geo-whois-asn-country-ipv4-num.csv', 'geo-whois-asn-country-ipv6-num.csv', 'package.json'],
       seed: { path: () => dataPackages().ipCountry.dir },
-      publishers: [],
-      unpublished:
-        'the installed @ip-location-db/geo-whois-asn-country package, whose npm releases are deprecated upstream',
+      // The country each block is registered in, from the same daily files as the allocations.
+      publishers: RIR_STATISTICS,
       refreshEveryS: DAY,
       minRecords: 100_000,
       maxDataAgeS: 120 * DAY,
@@ -83,13 +95,7 @@ export const ipNetworkType = defineCapability({
       layout: 'file',
       // Not checked in: the registry tables above already say what was allocated by their date.
       seed: { file: 'allocated-ranges.txt' },
-      publishers: [
-        'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest',
-        'https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest',
-        'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest',
-        'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
-        'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
-      ],
+      publishers: RIR_STATISTICS,
       refreshEveryS: DAY,
       // The smallest registry alone has several thousand address records.
       minRecords: 1000,
@@ -160,6 +166,7 @@ export const ipNetworkType = defineCapability({
   // type (and then the AS is read as hosting), not in a university's, a city's or an access
   // network's space. So `as_type` and `hosting` always agree. The range's own name is what
   // explain shows.
+  flags: ['hosting'],
   ipFacts: (ip, key, { hosting, allocated }) => {
     const inRange = rangeAt(hosting, key);
     // A listed range, else the whole system the address is routed from, if the list names it.
@@ -170,6 +177,8 @@ export const ipNetworkType = defineCapability({
         : { ...systemAt(hosting, asn), ...(ip.as_name !== undefined ? { service: ip.as_name } : {}) };
     const listed = kind !== 0 && (ip.as_type === undefined || ip.as_type === 'hosting');
     const isHosting = ip.hosting || listed;
+    // Who hosts it: the list's own name for the range, else the operator the AS classification knows.
+    const hostedBy = (listed ? service : undefined) ?? (isHosting ? ip.network_operator : undefined);
     // Space the routing and country tables do not know but a registry's statistics allocate
     // (newer than the tables): an unknown network, not an unallocated bogon.
     const allocatedNow =
@@ -178,7 +187,7 @@ export const ipNetworkType = defineCapability({
       ...(allocatedNow ? { bogon: false, range: 'unicast' } : {}),
       hosting: isHosting,
       ...(isHosting ? { as_type: 'hosting' } : {}),
-      ...(listed && service !== undefined ? { services: { hosting: service } } : {}),
+      ...(hostedBy !== undefined ? { services: { [KEY]: hostedBy } } : {}),
     };
   },
   replay: {

@@ -33,7 +33,7 @@ describe('a data-centre list of whole systems', () => {
     expect(facts(ip({ asn: 'AS20473', as_name: 'AS-CHOOPA' }))).toMatchObject({
       hosting: true,
       as_type: 'hosting',
-      services: { hosting: 'AS-CHOOPA' },
+      services: { ip_network_type: 'AS-CHOOPA' },
     });
     expect(facts(ip({ asn: 'AS20473', as_type: 'hosting', hosting: true }))).toMatchObject({ hosting: true });
   });

@@ -56,6 +56,7 @@ export const ipTorExit = defineCapability({
     },
     decode: (decoded, what): RangeSet => rangeSetFrom(decoded, 'set', what),
   },
+  flags: ['tor'],
   ipFacts: (_ip, key, set) => ({ tor: kindAt(set, key) !== 0 }),
   replay: {
     verdicts: {

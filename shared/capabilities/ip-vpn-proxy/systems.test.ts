@@ -39,7 +39,7 @@ describe('a VPN list of whole systems', () => {
     expect(facts(ip({ asn: 'AS209854', as_type: 'hosting' }))).toEqual({
       vpn: true,
       proxy: false,
-      services: { vpn_proxy: 'Surfshark' },
+      services: { ip_vpn_proxy: 'Surfshark' },
     });
     expect(facts(ip({ asn: 'AS209854' }))).toMatchObject({ vpn: true });
   });

@@ -7,6 +7,7 @@ import { importAwsIpRanges, importGoogleCloudJson } from './cloud-ranges.ts';
 import type { ImportedFeed, ImportTarget } from './imported-feed.ts';
 import { importAsnList, importVpnServerList, VPN_SERVER_LISTS } from './network-lists.ts';
 import { importPrivateRelayEgress } from './private-relay.ts';
+import { importIp2asn, importRirCountries, type ImportedTable, type TableFeed } from './network-tables.ts';
 import { importRirDelegated } from './rir-delegated.ts';
 import { importTorBulkExitList } from './tor-bulk-exit-list.ts';
 
@@ -127,4 +128,42 @@ export const PUBLIC_FORMATS: readonly PublicFormat[] = [
 export function recognise(path: string): PublicFormat | undefined {
   const normalised = path.replace(/\\/g, '/');
   return PUBLIC_FORMATS.find((f) => f.fileName.test(normalised));
+}
+
+/** A publisher's file that becomes part of a table feed (the network type's multi-file tables). */
+export interface TableFormat {
+  name: string;
+  feed: TableFeed;
+  fileName: RegExp;
+  importer: (bytes: Buffer, fetchedAt: Date) => ImportedTable;
+  minRecords: number;
+  /** The file as served (gzipped where the publisher gzips it): about ten times a genuine one. */
+  maxBytes: number;
+}
+
+export const TABLE_FORMATS: readonly TableFormat[] = [
+  {
+    // Some 500,000 routed IPv4 and 100,000 IPv6 ranges, a few MB gzipped.
+    name: 'IPtoASN ip2asn',
+    feed: 'asn',
+    fileName: /(^|\/)ip2asn-v[46]\.tsv(\.gz)?$/,
+    importer: importIp2asn,
+    minRecords: 20_000,
+    maxBytes: 128 * MB,
+  },
+  {
+    // The registries' statistics again, for the country each block is registered in.
+    name: 'RIR delegated-extended statistics (countries)',
+    feed: 'ipCountry',
+    fileName: /(^|\/)delegated-[^/]+-extended[^/]*$/,
+    importer: (bytes) => importRirCountries(bytes),
+    minRecords: 1000,
+    maxBytes: 64 * MB,
+  },
+];
+
+/** The table format of a file for `feed`, by its path. */
+export function recogniseTable(path: string, feed: string): TableFormat | undefined {
+  const normalised = path.replace(/\\/g, '/');
+  return TABLE_FORMATS.find((f) => f.feed === feed && f.fileName.test(normalised));
 }

@@ -30,6 +30,8 @@ const KEEP = new Set(['allocated', 'assigned']);
 const KNOWN = new Set([...KEEP, 'available', 'reserved']);
 const TYPES = new Set(['ipv4', 'ipv6', 'asn']);
 const FLOOR = FEED_LIMITS.allocatedRanges.minPrefix;
+/** A record's country: two capital letters (`ZZ`, unknown, and an empty field are not written). */
+const COUNTRY = /^(?!ZZ)[A-Z]{2}$/;
 
 /** What one statistics file says, before its summary counts are checked against its records. */
 export interface RirDelegated {
@@ -45,6 +47,16 @@ export interface RirDelegated {
   seen: Map<string, number>;
   /** The allocated and assigned address ranges, as CIDRs, in file order. */
   lines: string[];
+  /** The same ranges with the country each record names, for the registry-country table. */
+  countries: CountryRange[];
+}
+
+/** An allocated or assigned block and the two-letter country its record names. */
+export interface CountryRange {
+  version: 4 | 6;
+  start: bigint;
+  end: bigint;
+  cc: string;
 }
 
 /** The CIDRs covering `count` IPv4 addresses from `start`: each as large as alignment allows. */
@@ -122,6 +134,7 @@ export function parseRirDelegated(bytes: Buffer): RirDelegated {
   const summary = new Map<string, number>();
   const seen = new Map<string, number>();
   const lines: string[] = [];
+  const countries: CountryRange[] = [];
   for (let i = 0; i < text.length; i++) {
     const raw = text[i]!.trim();
     if (raw === '' || raw.startsWith('#')) continue;
@@ -139,7 +152,7 @@ export function parseRirDelegated(bytes: Buffer): RirDelegated {
       summary.set(f[2]!, Number(f[4]));
       continue;
     }
-    const [, , type = '', start = '', value = '', , status = ''] = f;
+    const [, cc = '', type = '', start = '', value = '', , status = ''] = f;
     if (f.length < 7 || !TYPES.has(type)) {
       throw new FeedError(`${at}: expected 'registry|cc|ipv4|ipv6|asn|start|value|date|status'`);
     }
@@ -159,6 +172,9 @@ export function parseRirDelegated(bytes: Buffer): RirDelegated {
       const widest = Math.min(...cidrs.map((c) => Number(c.slice(c.indexOf('/') + 1))));
       if (widest < FLOOR.v4) throw new FeedError(`${at}: a block wider than /${FLOOR.v4}`);
       lines.push(...cidrs);
+      if (COUNTRY.test(cc)) {
+        countries.push({ version: 4, start: BigInt(first), end: BigInt(first + Number(value) - 1), cc });
+      }
     } else {
       const bits = Number(value);
       if (!isStrictIPv6(start) || !/^(0|[1-9]\d{0,2})$/.test(value) || bits > 128) {
@@ -166,10 +182,16 @@ export function parseRirDelegated(bytes: Buffer): RirDelegated {
       }
       if (bits < FLOOR.v6) throw new FeedError(`${at}: /${bits} is wider than /${FLOOR.v6}`);
       lines.push(`${ipaddr.IPv6.parse(start).toString()}/${bits}`);
+      if (COUNTRY.test(cc)) {
+        const first = ipaddr.IPv6.parse(start)
+          .toByteArray()
+          .reduce((v, b) => (v << 8n) | BigInt(b), 0n);
+        countries.push({ version: 6, start: first, end: first + (1n << BigInt(128 - bits)) - 1n, cc });
+      }
     }
   }
   if (head === undefined) throw new FeedError('no version line: the date of the data is unknown');
-  return { ...head, summary, seen, lines };
+  return { ...head, summary, seen, lines, countries };
 }
 
 /** Refuses a file whose records disagree with its summary counts: a truncated download. */
