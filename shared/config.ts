@@ -195,13 +195,13 @@ export const envSchema = z.object({
   BACKTEST_MAX_AGE_DAYS: z.coerce.number().min(0).max(400).default(14),
   /** Seconds between an API node's polls of the current snapshot versions (catches missed announcements). */
   CAPABILITY_POLL_S: z.coerce.number().min(0.1).max(3600).default(5),
-  /** Overrides of the registry's refresh intervals, e.g. `ip_vpn_proxy=600`. */
+  /** Overrides of the registry's refresh intervals, `<capability>=<seconds>,...`. */
   CAPABILITY_REFRESH_S: secondsByCapability,
-  /** Overrides of the registry's freshness limits, e.g. `ip_vpn_proxy=3600`. */
+  /** Overrides of the registry's freshness limits, `<capability>=<seconds>,...`. */
   CAPABILITY_FRESHNESS_S: secondsByCapability,
   /**
-   * Overrides of the registry's maximum data ages (how old the data itself may be), e.g.
-   * `ip_vpn_proxy=172800`. The local stack and the tests raise them for the dated seed samples.
+   * Overrides of the registry's maximum data ages (how old the data itself may be):
+   * `<capability>=<seconds>,...`. The local stack and the tests raise them for the dated seed samples.
    */
   CAPABILITY_MAX_DATA_AGE_S: secondsByCapability,
   /**

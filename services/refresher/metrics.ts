@@ -10,7 +10,7 @@ import type { SnapshotStore } from '../../shared/capabilities/store.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { within } from '../../shared/metrics-server.ts';
 
-/** `capability:ip_vpn_proxy` is counted as `ip_vpn_proxy`, so the task label matches the capability label. */
+/** A job `capability:<name>` is counted as `<name>`, so the task label matches the capability label. */
 const task = (job: Job | undefined) => (job?.name ?? 'unknown').replace(/^capability:/, '');
 
 export interface RefresherMetricsDeps {
