@@ -51,6 +51,7 @@ const GroupRow = z
     fired: z.array(z.string()),
     components: z.string(),
     reports: uint,
+    organisations: uint,
     posture: z.string(),
     moment: z.string(),
     context: z.number().int(),
@@ -112,14 +113,16 @@ export function dayQuery(database: string, day: string, orgId?: string): string 
   const org = orgId === undefined ? '' : ` AND org_id = ${quote(orgId)}`;
   const from = `toDateTime(${quote(`${day} 00:00:00`)}, 'UTC')`;
   const to = `${from} + 86400`;
-  return `SELECT version, stored_band, stored_score, stored_raw, fired, components, reports, posture, moment,
-       context, effect, label, uniqExact(score_ref) AS n
+  return `SELECT version, stored_band, stored_score, stored_raw, fired, components, reports, organisations,
+       posture, moment, context, effect, label, uniqExact(score_ref) AS n
 FROM
 (
     SELECT toString(score_id) AS score_ref, score_version AS version, toString(band) AS stored_band,
            toInt32(score) AS stored_score, raw_risk AS stored_raw, fired_components AS fired,
            visitParamExtractRaw(evidence_json, 'components') AS components,
            visitParamExtractUInt(evidence_json, 'reports') AS reports,
+           if(visitParamHas(evidence_json, 'outcome_reports'),
+              visitParamExtractUInt(evidence_json, 'outcome_reports'), reports) AS organisations,
            visitParamExtractString(request_json, 'risk_posture') AS posture,
            visitParamExtractString(request_json, 'moment') AS moment,
            toInt32(position(request_json, '"context":{') > 0 OR position(request_json, '"context_id":') > 0) AS context,
@@ -140,8 +143,8 @@ ANY LEFT JOIN
     WHERE received_at >= ${from} AND score_id != ''${org}
     GROUP BY score_ref
 ) AS o USING score_ref
-GROUP BY version, stored_band, stored_score, stored_raw, fired, components, reports, posture, moment,
-         context, effect, label`;
+GROUP BY version, stored_band, stored_score, stored_raw, fired, components, reports, organisations,
+         posture, moment, context, effect, label`;
 }
 
 function toGroup(row: z.output<typeof GroupRow>): SignatureGroup {
@@ -154,6 +157,8 @@ function toGroup(row: z.output<typeof GroupRow>): SignatureGroup {
     components,
     fired: row.fired,
     reports: row.reports,
+    // What the ledger's ceiling counts: the query falls back to `reports` in rows older than it.
+    organisations: row.organisations,
     context: row.context === 1,
     ...(POSTURES.has(row.posture) ? { posture: row.posture as RiskPosture } : {}),
     ...(row.moment ? { moment: row.moment } : {}),

@@ -9,7 +9,9 @@ import type { NdcLevel } from './feeds/ndc-feed.ts';
 /**
  * Reports in the reputation ledger as the caller sees them (feed and outcomes together;
  * `outcomeReports` of them are organisations whose votes count for the caller, `ownReport` whether
- * the caller's own is one), or `unavailable` when the live lookup could not answer.
+ * the caller's own is one), or `unavailable` when the live lookup could not answer. The ledger's
+ * ceiling (scoring/engine.ts bandOf) counts `outcomeReports`, never the feed's reports; absent, as
+ * in calibration draws, every report counts as an organisation's.
  */
 export type Reputation = { reports: number; outcomeReports?: number; ownReport?: boolean } | 'unavailable';
 

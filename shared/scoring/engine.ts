@@ -1,5 +1,6 @@
-import type { CapabilityFinding } from '../capabilities/definition.ts';
+import { storedFinding, type CapabilityFinding } from '../capabilities/definition.ts';
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
+import { reputationLedger } from '../capabilities/reputation-ledger/index.ts';
 import { COMPONENT_OF_FLAG } from '../capabilities/flags.ts';
 import type { RiskPosture, ScoringContext } from '../vocabulary/scoring-input.ts';
 import type { Action, Band, ContextEffect, Coverage, Verdict } from '../vocabulary/score-terms.ts';
@@ -138,12 +139,13 @@ export function bandFor(
 }
 
 /**
- * The highest band the reputation ledger may lift a subject to on its own, by how many
- * organisations (or feed reports) it counts: one makes it at most `medium`, two `high`, three
- * `critical`. One tenant's report alone can never make a subject `high` for everyone.
+ * The highest band the reputation ledger may lift a subject to on its own, by how many reporting
+ * organisations it counts (for a subject that only the feed lists, by the feed's reports, as
+ * before organisations reported): one makes it at most `medium`, two `high`, three `critical`.
+ * One tenant's report alone can never make a subject `high` for everyone.
  */
-export function ledgerCeiling(reports: number): Band {
-  return reports >= 3 ? 'critical' : reports === 2 ? 'high' : 'medium';
+export function ledgerCeiling(organisations: number): Band {
+  return organisations >= 3 ? 'critical' : organisations === 2 ? 'high' : 'medium';
 }
 
 /**
@@ -159,18 +161,18 @@ export const LEDGER_TRUST_GATES: NonNullable<VersionDefinition['gates']> = {
 /**
  * The highest band at or below `band` whose evidence gate holds: a gated band needs at least one
  * component with one of its verdicts, and the ledger's component counts only up to its ceiling
- * (`ledgerReports`, see ledgerCeiling). Without gates (versions before 2026.12.0, on a subject
+ * (`ledgerCount`, see ledgerCeiling). Without gates (versions before 2026.12.0, on a subject
  * the ledger does not report) the band stands.
  */
 export function gateBand(
   band: Band,
   components: readonly { verdict: Verdict; component?: string }[],
   gates: VersionDefinition['gates'],
-  ledgerReports?: number,
+  ledgerCount?: number,
 ): Band {
   if (!gates) return band;
   const ledgerTop =
-    ledgerReports === undefined ? BAND_ORDER.length : BAND_ORDER.indexOf(ledgerCeiling(ledgerReports));
+    ledgerCount === undefined ? BAND_ORDER.length : BAND_ORDER.indexOf(ledgerCeiling(ledgerCount));
   let i = BAND_ORDER.indexOf(band);
   while (i > 0) {
     const needs = gates[BAND_ORDER[i]!];
@@ -187,21 +189,23 @@ export function gateBand(
  * The ceiling on the band the ledger's points produce. The gates stop the ledger's own component
  * from meeting a band's gate, but its points still raise the score, and another component that is
  * only `elevated` would then meet the `high` gate: one organisation's report would make any
- * hosting or VPN address `high` for everyone. So, with `reports` counted for the caller:
+ * hosting or VPN address `high` for everyone. So, with `organisations` counted for the caller:
  * - one: the band is at most the higher of `without` (the band the other evidence gives) and `medium`;
  * - two: at most the higher of `without` and `high`, unless another component is `adverse`;
  * - three or more: no ceiling beyond the gates.
+ * `without` includes the seed or consortium feed's own band when organisations report too (see
+ * bandOf): the feed is evidence of its own, never an organisation.
  */
 export function ledgerBandCeiling(
   band: Band,
   without: Band,
-  reports: number,
+  organisations: number,
   components: readonly { verdict: Verdict; component?: string }[],
 ): Band {
-  if (reports >= 3) return band;
+  if (organisations >= 3) return band;
   const otherAdverse = components.some((c) => c.component !== 'reputation_ledger' && c.verdict === 'adverse');
-  if (reports === 2 && otherAdverse) return band;
-  const top = Math.max(BAND_ORDER.indexOf(without), BAND_ORDER.indexOf(ledgerCeiling(reports)));
+  if (organisations === 2 && otherAdverse) return band;
+  const top = Math.max(BAND_ORDER.indexOf(without), BAND_ORDER.indexOf(ledgerCeiling(organisations)));
   return BAND_ORDER[Math.min(BAND_ORDER.indexOf(band), top)]!;
 }
 
@@ -409,8 +413,14 @@ export interface BandInput {
   posture?: RiskPosture;
   /** The context's effect before gates (contextEffect); undefined when the request had no context. */
   effect?: ContextEffect;
-  /** The ledger's reports for the caller, when it reports the subject at all. */
+  /** The ledger's reports for the caller (feed and organisations), when it reports the subject at all. */
   ledgerReports?: number;
+  /**
+   * Of `ledgerReports`, the organisations whose votes count for the caller; the rest are the
+   * seed or consortium feed's. Absent: every report counts as an organisation's, which gives the
+   * band the engine gave before the two were told apart (rows stored without `outcome_reports`).
+   */
+  ledgerOrganisations?: number;
 }
 
 export interface Banded {
@@ -422,11 +432,31 @@ export interface Banded {
   shifted?: Band;
 }
 
+/** How the ledger's trust rules bind one band computation (see bandOf). */
+interface LedgerTrust {
+  /** What the ceiling counts: organisations, or for a subject only the feed lists, its reports. */
+  count: number;
+  /** What the ledger's component meets gates with (ledgerCeiling of it). */
+  gateCount: number;
+  /** The bands without the organisations' reports (the feed's own), which the ceiling keeps. */
+  kept?: Banded;
+}
+
+const higherBand = (a: Band, b: Band | undefined): Band =>
+  b === undefined || BAND_ORDER.indexOf(a) >= BAND_ORDER.indexOf(b) ? a : b;
+
 /**
  * The score and band of a subject's components under `version`: the percentile, the posture's
  * floors, the evidence gates, the ledger's ceiling and the context's one-step shift. Everything a
  * band depends on is an argument, so a retained score replays through this very function
  * (replay.ts).
+ *
+ * The ledger's ceiling counts organisations, never reports: the seed or consortium feed is
+ * evidence of its own and never stands in for an organisation. A subject only the feed lists gets
+ * what it always got (the feed's reports counted as the ceiling's count). When organisations
+ * report a subject the feed lists too, the feed's own band (the subject scored with the feed's
+ * reports alone) is kept like other evidence, and the organisations may lift the band above it
+ * only as far as their own count allows.
  */
 export function bandOf(
   components: readonly ComponentResult[],
@@ -434,32 +464,85 @@ export function bandOf(
   version: ScoreVersion,
   input: BandInput,
 ): Banded {
-  const { ledgerReports, posture, effect } = input;
+  const { ledgerReports } = input;
+  if (ledgerReports === undefined) return bandWith(components, raw, version, input);
+  const organisations = Math.min(ledgerReports, input.ledgerOrganisations ?? ledgerReports);
+  const feed = ledgerReports - organisations;
+  const alone = feed > 0 && organisations > 0 ? feedAlone(components, version, feed) : undefined;
+  // Only one source reports it: the count is that source's, as it always was.
+  if (!alone)
+    return bandWith(components, raw, version, input, { count: ledgerReports, gateCount: ledgerReports });
+  const kept = bandOf(alone.components, alone.raw, version, {
+    ...input,
+    ledgerReports: feed,
+    ledgerOrganisations: 0,
+  });
+  return bandWith(components, raw, version, input, {
+    count: organisations,
+    // The ledger's component meets a gate as far as either source alone would let it.
+    gateCount: Math.max(feed, organisations),
+    kept,
+  });
+}
+
+/**
+ * The components with the ledger's finding as the feed's `reports` alone give it (the capability's
+ * own declaration of a report count, as a replay uses it), or undefined when the ledger's
+ * component is no report.
+ */
+function feedAlone(
+  components: readonly ComponentResult[],
+  version: ScoreVersion,
+  reports: number,
+): { components: ComponentResult[]; raw: number } | undefined {
+  const ledger = components.find((c) => c.component === 'reputation_ledger');
+  if (ledger?.detail !== 'REPUTATION_REPORTED') return undefined;
+  const found = storedFinding(reputationLedger.replay, 'REPUTATION_REPORTED', reports);
+  const own: ComponentResult = {
+    ...ledger,
+    verdict: found.verdict,
+    contribution: pointsOf(version.points, 'REPUTATION_REPORTED') * (found.times ?? 1),
+  };
+  const out = components.map((c) => (c === ledger ? own : c));
+  return { components: out, raw: out.reduce((sum, c) => sum + c.contribution, 0) };
+}
+
+/** bandOf under one ledger trust: the percentile, posture, gates, ceiling and context shift. */
+function bandWith(
+  components: readonly ComponentResult[],
+  raw: number,
+  version: ScoreVersion,
+  input: BandInput,
+  trust?: LedgerTrust,
+): Banded {
+  const { posture, effect } = input;
   const scoreValue = percentileRank(raw, version.calibration);
-  const gates = version.gates ?? (ledgerReports !== undefined ? LEDGER_TRUST_GATES : undefined);
+  const gates = version.gates ?? (trust !== undefined ? LEDGER_TRUST_GATES : undefined);
   // What the other evidence alone would give: the band the ledger's points may not lift past
   // its ceiling (ledgerBandCeiling). The score itself keeps the ledger's points.
   const others = components.filter((c) => c.component !== 'reputation_ledger');
   const scoreWithout =
-    ledgerReports === undefined
+    trust === undefined
       ? scoreValue
       : percentileRank(
           others.reduce((sum, c) => sum + c.contribution, 0),
           version.calibration,
         );
-  const ceiled = (b: Band, without: Band) =>
-    ledgerReports === undefined ? b : ledgerBandCeiling(b, without, ledgerReports, components);
+  const ceiled = (b: Band, without: Band, kept: Band | undefined) =>
+    trust === undefined ? b : ledgerBandCeiling(b, higherBand(without, kept), trust.count, components);
   const postureWithout = gateBand(bandFor(scoreWithout, version, posture), others, version.gates);
   const postureBand = ceiled(
-    gateBand(bandFor(scoreValue, version, posture), components, gates, ledgerReports),
+    gateBand(bandFor(scoreValue, version, posture), components, gates, trust?.gateCount),
     postureWithout,
+    trust?.kept?.postureBand,
   );
   if (effect === undefined) return { score: scoreValue, band: postureBand, postureBand };
   const shifted = shiftBand(postureBand, effect);
   // The gates bind the context too: it cannot lift a subject without evidence above `low`.
   const band = ceiled(
-    gateBand(shifted, components, gates, ledgerReports),
+    gateBand(shifted, components, gates, trust?.gateCount),
     gateBand(shiftBand(postureWithout, effect), others, version.gates),
+    trust?.kept?.band,
   );
   return { score: scoreValue, band, postureBand, shifted };
 }
@@ -469,13 +552,14 @@ export function score(input: ScoreInput): Scored {
   const { evidence, version, context } = input;
   const { components, raw } = evaluate(evidence, version.points);
   const rep = evidence.reputation;
-  const ledgerReports =
-    rep !== undefined && rep !== 'unavailable' && rep.reports > 0 ? rep.reports : undefined;
+  const reported = rep !== undefined && rep !== 'unavailable' && rep.reports > 0 ? rep : undefined;
   const geography = context ? contextEffect(evidence, context) : undefined;
   const banded = bandOf(components, raw, version, {
     ...(context?.risk_posture ? { posture: context.risk_posture } : {}),
     ...(geography ? { effect: geography.effect } : {}),
-    ...(ledgerReports !== undefined ? { ledgerReports } : {}),
+    ...(reported ? { ledgerReports: reported.reports } : {}),
+    // The ceiling counts organisations; the feed's reports are evidence of their own.
+    ...(reported?.outcomeReports !== undefined ? { ledgerOrganisations: reported.outcomeReports } : {}),
   });
   const { score: scoreValue, band, postureBand, shifted } = banded;
   let contextApplied: ContextApplied | undefined;

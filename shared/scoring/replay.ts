@@ -1,11 +1,12 @@
 /**
  * Replays a retained score under any score version with the engine the API runs (engine.ts
  * `bandOf`), from what its audit row keeps: the components the caller's tier saw, the reason codes
- * of every component that found risk (`fired_components`, all tiers), the ledger's report count,
- * and the request's risk posture, moment and context effect.
+ * of every component that found risk (`fired_components`, all tiers), the ledger's report count
+ * and how many of them were organisations', and the request's risk posture, moment and context
+ * effect.
  *
  * A band depends only on the subject's findings (component, verdict, code, count), the posture,
- * the context's effect and the ledger's report count (engine.ts `bandOf`), so the replay scores
+ * the context's effect and the ledger's report and organisation counts (engine.ts `bandOf`), so the replay scores
  * the stored findings themselves: each visible component as stored, each code a hidden component
  * fired with the verdict its capability declares for it (definition.ts `replay`). No code needs a
  * rule here, so a new one replays exactly as soon as its capability declares it. Rows with equal
@@ -36,6 +37,11 @@ export interface ReplaySignature {
   fired: readonly string[];
   /** The ledger's report count as the caller saw it (evidence_json `reputation.reports`). */
   reports: number;
+  /**
+   * Of them, the reporting organisations (evidence_json `reputation.outcome_reports`): what the
+   * ledger's ceiling counts. Absent (rows stored before it was kept): `reports`.
+   */
+  organisations?: number;
   /** The request carried a context (inline or saved). */
   context: boolean;
   posture?: RiskPosture;
@@ -106,6 +112,7 @@ export function replay(sig: ReplaySignature, version: ScoreVersion): Replayed {
     ...(sig.posture ? { posture: sig.posture } : {}),
     ...(sig.context ? { effect: sig.effect ?? 'none' } : {}),
     ...(reported ? { ledgerReports: Math.max(1, sig.reports) } : {}),
+    ...(reported && sig.organisations !== undefined ? { ledgerOrganisations: sig.organisations } : {}),
   });
   return { raw, score: banded.score, band: banded.band, action: actionFor(banded.band, sig.moment) };
 }
