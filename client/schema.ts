@@ -148,7 +148,7 @@ export interface components {
        */
       phone_number?: string;
       /**
-       * @description IPv4 or IPv6 literal. An IPv4-mapped IPv6 address is treated as its IPv4.
+       * @description IPv4 or IPv6 literal. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is treated as its IPv4; the deprecated IPv4-compatible form (`::a.b.c.d`) is refused.
        * @example 81.2.69.142
        */
       ip_address?: string | unknown | unknown;
@@ -159,9 +159,9 @@ export interface components {
       sector: string;
       /** @description ISO 3166-1 alpha-2 codes. A subject outside operating countries and corridors raises the band one step; a subject in a diaspora corridor lowers it one step (see `context_applied`). */
       geography: {
-        operating_countries?: string[];
-        expected_corridors?: string[];
-        diaspora_corridors?: string[];
+        operating_countries?: components['schemas']['CountryCode'][];
+        expected_corridors?: components['schemas']['CountryCode'][];
+        diaspora_corridors?: components['schemas']['CountryCode'][];
       };
       collection_point: {
         /** @enum {string} */
@@ -184,6 +184,263 @@ export interface components {
         [key: string]: string;
       };
     };
+    /**
+     * @description An assigned ISO 3166-1 alpha-2 code, or one the numbering plan gives subjects: `AC` (Ascension), `TA` (Tristan da Cunha), `XK` (Kosovo). Other codes (`XX`, `ZZ`, `AA`, the retired `AN`) are refused.
+     * @enum {string}
+     */
+    CountryCode:
+      | 'AC'
+      | 'AD'
+      | 'AE'
+      | 'AF'
+      | 'AG'
+      | 'AI'
+      | 'AL'
+      | 'AM'
+      | 'AO'
+      | 'AQ'
+      | 'AR'
+      | 'AS'
+      | 'AT'
+      | 'AU'
+      | 'AW'
+      | 'AX'
+      | 'AZ'
+      | 'BA'
+      | 'BB'
+      | 'BD'
+      | 'BE'
+      | 'BF'
+      | 'BG'
+      | 'BH'
+      | 'BI'
+      | 'BJ'
+      | 'BL'
+      | 'BM'
+      | 'BN'
+      | 'BO'
+      | 'BQ'
+      | 'BR'
+      | 'BS'
+      | 'BT'
+      | 'BV'
+      | 'BW'
+      | 'BY'
+      | 'BZ'
+      | 'CA'
+      | 'CC'
+      | 'CD'
+      | 'CF'
+      | 'CG'
+      | 'CH'
+      | 'CI'
+      | 'CK'
+      | 'CL'
+      | 'CM'
+      | 'CN'
+      | 'CO'
+      | 'CR'
+      | 'CU'
+      | 'CV'
+      | 'CW'
+      | 'CX'
+      | 'CY'
+      | 'CZ'
+      | 'DE'
+      | 'DJ'
+      | 'DK'
+      | 'DM'
+      | 'DO'
+      | 'DZ'
+      | 'EC'
+      | 'EE'
+      | 'EG'
+      | 'EH'
+      | 'ER'
+      | 'ES'
+      | 'ET'
+      | 'FI'
+      | 'FJ'
+      | 'FK'
+      | 'FM'
+      | 'FO'
+      | 'FR'
+      | 'GA'
+      | 'GB'
+      | 'GD'
+      | 'GE'
+      | 'GF'
+      | 'GG'
+      | 'GH'
+      | 'GI'
+      | 'GL'
+      | 'GM'
+      | 'GN'
+      | 'GP'
+      | 'GQ'
+      | 'GR'
+      | 'GS'
+      | 'GT'
+      | 'GU'
+      | 'GW'
+      | 'GY'
+      | 'HK'
+      | 'HM'
+      | 'HN'
+      | 'HR'
+      | 'HT'
+      | 'HU'
+      | 'ID'
+      | 'IE'
+      | 'IL'
+      | 'IM'
+      | 'IN'
+      | 'IO'
+      | 'IQ'
+      | 'IR'
+      | 'IS'
+      | 'IT'
+      | 'JE'
+      | 'JM'
+      | 'JO'
+      | 'JP'
+      | 'KE'
+      | 'KG'
+      | 'KH'
+      | 'KI'
+      | 'KM'
+      | 'KN'
+      | 'KP'
+      | 'KR'
+      | 'KW'
+      | 'KY'
+      | 'KZ'
+      | 'LA'
+      | 'LB'
+      | 'LC'
+      | 'LI'
+      | 'LK'
+      | 'LR'
+      | 'LS'
+      | 'LT'
+      | 'LU'
+      | 'LV'
+      | 'LY'
+      | 'MA'
+      | 'MC'
+      | 'MD'
+      | 'ME'
+      | 'MF'
+      | 'MG'
+      | 'MH'
+      | 'MK'
+      | 'ML'
+      | 'MM'
+      | 'MN'
+      | 'MO'
+      | 'MP'
+      | 'MQ'
+      | 'MR'
+      | 'MS'
+      | 'MT'
+      | 'MU'
+      | 'MV'
+      | 'MW'
+      | 'MX'
+      | 'MY'
+      | 'MZ'
+      | 'NA'
+      | 'NC'
+      | 'NE'
+      | 'NF'
+      | 'NG'
+      | 'NI'
+      | 'NL'
+      | 'NO'
+      | 'NP'
+      | 'NR'
+      | 'NU'
+      | 'NZ'
+      | 'OM'
+      | 'PA'
+      | 'PE'
+      | 'PF'
+      | 'PG'
+      | 'PH'
+      | 'PK'
+      | 'PL'
+      | 'PM'
+      | 'PN'
+      | 'PR'
+      | 'PS'
+      | 'PT'
+      | 'PW'
+      | 'PY'
+      | 'QA'
+      | 'RE'
+      | 'RO'
+      | 'RS'
+      | 'RU'
+      | 'RW'
+      | 'SA'
+      | 'SB'
+      | 'SC'
+      | 'SD'
+      | 'SE'
+      | 'SG'
+      | 'SH'
+      | 'SI'
+      | 'SJ'
+      | 'SK'
+      | 'SL'
+      | 'SM'
+      | 'SN'
+      | 'SO'
+      | 'SR'
+      | 'SS'
+      | 'ST'
+      | 'SV'
+      | 'SX'
+      | 'SY'
+      | 'SZ'
+      | 'TA'
+      | 'TC'
+      | 'TD'
+      | 'TF'
+      | 'TG'
+      | 'TH'
+      | 'TJ'
+      | 'TK'
+      | 'TL'
+      | 'TM'
+      | 'TN'
+      | 'TO'
+      | 'TR'
+      | 'TT'
+      | 'TV'
+      | 'TW'
+      | 'TZ'
+      | 'UA'
+      | 'UG'
+      | 'UM'
+      | 'US'
+      | 'UY'
+      | 'UZ'
+      | 'VA'
+      | 'VC'
+      | 'VE'
+      | 'VG'
+      | 'VI'
+      | 'VN'
+      | 'VU'
+      | 'WF'
+      | 'WS'
+      | 'XK'
+      | 'YE'
+      | 'YT'
+      | 'ZA'
+      | 'ZM'
+      | 'ZW';
     ScoreOptions: {
       /**
        * @description false omits the evidence layer (components, primary_risk_factor, benign_exclusions, subject); the evidence is still retained for /v1/explain.
@@ -327,6 +584,7 @@ export interface components {
       };
       ip_address?: {
         asn?: string;
+        /** @description The origin AS's registered name, from the routing table the node holds: with the shipped table, mostly IP to ASN Lite by DB-IP (https://db-ip.com, CC BY 4.0: "IP Geolocation by DB-IP"), merged by ip-location-db with Route Views and the RIRs; with a table refreshed from IPtoASN, its public-domain names. */
         as_name?: string;
         as_type?: string;
         country_code?: string;
@@ -451,6 +709,8 @@ export interface components {
       last_error?: string;
       last_error_at?: string;
       consecutive_failures?: number;
+      /** @description Its feeds that name no publisher to fetch from: their data changes only with a release of the service, or when an operator points the feed at a newer file. Absent when every feed has one. */
+      feeds_without_publisher?: string[];
     };
     DeploymentTopology: {
       redis: {
@@ -583,7 +843,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Validation failed. Every violation of the body and the Idempotency-Key header is listed, one item each, with `field` as a dotted path. Not billed, not scored. Codes: `E_VALIDATION`, `E_UNKNOWN_FIELD`, `E_INVALID_PHONE_NUMBER`, `E_INVALID_IP_ADDRESS`, `E_INVALID_IDEMPOTENCY_KEY`, `E_UNKNOWN_CONTEXT`, `E_UNKNOWN_SCORE_VERSION`. */
+    /** @description Validation failed. Every violation of the body and the Idempotency-Key header is listed, one item each, with `field` as a dotted path. A body naming a member twice in one object gets its `E_DUPLICATE_KEY` items alone, before its fields are checked. Not billed, not scored. Codes: `E_VALIDATION`, `E_UNKNOWN_FIELD`, `E_DUPLICATE_KEY`, `E_INVALID_PHONE_NUMBER`, `E_INVALID_IP_ADDRESS`, `E_INVALID_IDEMPOTENCY_KEY`, `E_UNKNOWN_CONTEXT`, `E_UNKNOWN_SCORE_VERSION`. */
     ValidationFailed: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
@@ -679,7 +939,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Per organisation, kept 24 hours. Same key and body: the first 200 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty or over 128 characters: 422. */
+        /** @description Per organisation, kept 24 hours. Same key and body: the first 200 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty, over 128 characters or not visible ASCII (0x21-0x7E): 422. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -722,7 +982,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Per organisation, kept 24 hours, separate from the keys of scoring. Same key and body: the first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty or over 128 characters: 422. */
+        /** @description Per organisation, kept 24 hours, separate from the keys of scoring. Same key and body: the first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty, over 128 characters or not visible ASCII (0x21-0x7E): 422. */
         'Idempotency-Key'?: string;
       };
       path?: never;

@@ -25,6 +25,7 @@ import { loadPortalConfig } from '../../shared/portal/config.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { TIERS } from '../../shared/contract/response.ts';
 import { Context } from '../../shared/contract/request.ts';
+import { duplicateKeyErrors } from '../../shared/contract/validation.ts';
 import {
   CONTEXT_ID,
   ENTITLEMENT_ITEMS,
@@ -105,11 +106,16 @@ function entitlementsArg(value: string): string[] {
 }
 
 function jsonArg(value: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw new UsageError('--json is not valid JSON');
   }
+  // As the API refuses a body naming a member twice: JSON.parse would keep the last one quietly.
+  const duplicates = duplicateKeyErrors(value);
+  if (duplicates.length > 0) throw new UsageError(`--json: ${duplicates.map((d) => d.message).join('; ')}`);
+  return parsed;
 }
 
 function nameArg(value: string): string {
@@ -389,8 +395,28 @@ const COMMANDS = new Map<string, Command>([
   ['correction list', correction],
 ]);
 
+/**
+ * parseArgs keeps the last of a repeated option (`--label one --label two` is `two`): an operator
+ * who typed both meant something the command would not do. Every repeated option is refused.
+ */
+function refuseRepeats(tokens: readonly { kind: string; name?: string }[]): void {
+  const seen = new Map<string, number>();
+  for (const t of tokens) if (t.kind === 'option') seen.set(t.name!, (seen.get(t.name!) ?? 0) + 1);
+  const repeated = [...seen].filter(([, n]) => n > 1);
+  if (repeated.length > 0) {
+    const list = repeated.map(([name, n]) => `--${name} (${n} times)`).join(', ');
+    throw new UsageError(`repeated option ${list}: give each option once`);
+  }
+}
+
 export async function run(argv: string[], store: OrgStore, deps: AdminDeps = {}): Promise<unknown> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const { positionals, values, tokens } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: OPTIONS,
+    tokens: true,
+  });
+  refuseRepeats(tokens);
   const [noun, verb] = positionals;
   const command = COMMANDS.get(`${noun} ${verb}`);
   if (!command) throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);

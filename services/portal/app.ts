@@ -18,6 +18,7 @@ import type { SigninLimit } from './signin-limit.ts';
 import type { PortalMetrics } from './metrics.ts';
 import { metricsAccess } from '../../shared/metrics-access.ts';
 import { messagePage } from './views/layout.ts';
+import { verifyFormEncoding } from './form-encoding.ts';
 
 export interface PortalAppDeps {
   log: Logger;
@@ -81,7 +82,10 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   app.use('/static', express.static(join(import.meta.dirname, 'static'), { index: false, maxAge: 0 }));
-  app.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+  // A value whose percent-encoding does not decode is refused (400), never kept as its literal.
+  app.use(
+    express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20, verify: verifyFormEncoding }),
+  );
   app.use(authRoutes(deps));
   // Everything below needs a session; every POST below also needs the session's CSRF token.
   app.use(requireSession(deps.sessions, deps.orgs));

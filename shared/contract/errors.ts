@@ -46,11 +46,21 @@ export const ERROR_CODES = {
     status: 422,
     meaning: 'A field the schema does not define; misspelt fields are refused, never ignored.',
   },
+  E_DUPLICATE_KEY: {
+    status: 422,
+    meaning:
+      'A member name appears twice in one JSON object; `field` is the path of the second. Nothing is read from such a body.',
+  },
   E_INVALID_PHONE_NUMBER: { status: 422, meaning: 'The phone number is not `+` followed by digits (E.164).' },
-  E_INVALID_IP_ADDRESS: { status: 422, meaning: 'The IP address is not an IPv4 or IPv6 literal.' },
+  E_INVALID_IP_ADDRESS: {
+    status: 422,
+    meaning:
+      'The IP address is not an IPv4 or IPv6 literal, or is written in a refused form: with a zone id, or the deprecated IPv4-compatible `::a.b.c.d`.',
+  },
   E_INVALID_IDEMPOTENCY_KEY: {
     status: 422,
-    meaning: 'The Idempotency-Key header is empty, longer than 128 characters, or sent more than once.',
+    meaning:
+      'The Idempotency-Key header is empty, longer than 128 characters, not visible ASCII, or sent more than once.',
   },
   E_UNKNOWN_CONTEXT: {
     status: 422,

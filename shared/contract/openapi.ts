@@ -17,7 +17,14 @@ import './response.ts';
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
 export const CONTRACT_VERSION = '1.4.0';
 
-const REQUEST_SCHEMAS = ['ScoreRequest', 'Subject', 'Context', 'ScoreOptions', 'OutcomeRequest'];
+const REQUEST_SCHEMAS = [
+  'ScoreRequest',
+  'Subject',
+  'Context',
+  'CountryCode',
+  'ScoreOptions',
+  'OutcomeRequest',
+];
 const RESPONSE_SCHEMAS = [
   'ScoreResponse',
   'OutcomeAccepted',
@@ -180,10 +187,12 @@ const RESPONSES = {
   UnsupportedMediaType: errorResponse('The body is not application/json.', ['E_UNSUPPORTED_MEDIA_TYPE']),
   ValidationFailed: errorResponse(
     'Validation failed. Every violation of the body and the Idempotency-Key header is listed, one item each, ' +
-      'with `field` as a dotted path. Not billed, not scored.',
+      'with `field` as a dotted path. A body naming a member twice in one object gets its `E_DUPLICATE_KEY` ' +
+      'items alone, before its fields are checked. Not billed, not scored.',
     [
       'E_VALIDATION',
       'E_UNKNOWN_FIELD',
+      'E_DUPLICATE_KEY',
       'E_INVALID_PHONE_NUMBER',
       'E_INVALID_IP_ADDRESS',
       'E_INVALID_IDEMPOTENCY_KEY',

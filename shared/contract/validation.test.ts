@@ -27,15 +27,95 @@ describe('validateScoreRequest', () => {
     expect(r).toEqual({ ok: false, errors: [expect.objectContaining({ field: 'Idempotency-Key' })] });
   });
 
-  it('applies defaults to a valid request', () => {
+  it('writes no default into a valid request: it is stored as sent', () => {
     const r = validateScoreRequest({ subject: { ip_address: '::1' }, options: {} }, undefined);
-    expect(r).toEqual({ ok: true, request: { subject: { ip_address: '::1' }, options: { explain: true } } });
+    expect(r).toEqual({ ok: true, request: { subject: { ip_address: '::1' }, options: {} } });
   });
 
   it('accepts Idempotency-Key lengths 1 to 128', () => {
     expect(idempotencyKeyErrors('a')).toEqual([]);
     expect(idempotencyKeyErrors('a'.repeat(128))).toEqual([]);
     expect(idempotencyKeyErrors(undefined)).toEqual([]);
+  });
+
+  it('accepts an Idempotency-Key of visible ASCII only', () => {
+    expect(idempotencyKeyErrors('!~azAZ09-_.:/{}"\\')).toEqual([]);
+    // Node gives header bytes as Latin-1: \u00e9 is the byte 0xE9, \u00c3\u00a9 a UTF-8 é.
+    for (const key of ['a\tb', 'a b', 'caf\u00e9', 'caf\u00c3\u00a9', 'a\u007fb', 'a\u0000'])
+      expect(idempotencyKeyErrors(key), JSON.stringify(key)).toEqual([
+        expect.objectContaining({ code: 'E_INVALID_IDEMPOTENCY_KEY', field: 'Idempotency-Key' }),
+      ]);
+  });
+});
+
+describe('validateScoreRequest: rules of refusal', () => {
+  const fieldsOf = (body: unknown) => {
+    const r = validateScoreRequest(body, undefined);
+    return r.ok ? [] : r.errors.map((e) => [e.code, e.field]);
+  };
+  const context = (more: Record<string, unknown>) => ({
+    subject: { phone_number: '+447911123456' },
+    context: { sector: 's', geography: {}, collection_point: {}, ...more },
+  });
+
+  it('refuses the IPv4-compatible form however spelt, and keeps mapped and other IPv6', () => {
+    for (const ip of ['::52.95.110.77', '::0:52.95.110.77', '0:0:0:0:0:0:52.95.110.77', '0::0.0.0.1']) {
+      expect(fieldsOf({ subject: { ip_address: ip } }), ip).toEqual([
+        ['E_INVALID_IP_ADDRESS', 'subject.ip_address'],
+      ]);
+    }
+    const r = validateScoreRequest({ subject: { ip_address: '::52.95.110.77' } }, undefined);
+    expect(r.ok ? '' : r.errors[0]!.message).toMatch(/deprecated/);
+    for (const ip of [
+      '::ffff:52.95.110.77',
+      '::1',
+      '::',
+      '::345f:6e4d',
+      '64:ff9b::52.95.110.77',
+      '1::1.2.3.4',
+    ])
+      expect(fieldsOf({ subject: { ip_address: ip } }), ip).toEqual([]);
+  });
+
+  it('refuses reserved names as keys of a caller map, naming each, and keeps other keys', () => {
+    const body = JSON.parse(
+      '{"subject":{"phone_number":"+447911123456"},"context":{"sector":"s","geography":{},' +
+        '"collection_point":{},"action_policy":{"__proto__":"x","constructor":"y","prototype":"z"}}}',
+    );
+    expect(fieldsOf(body)).toEqual([
+      ['E_VALIDATION', 'context.action_policy.__proto__'],
+      ['E_VALIDATION', 'context.action_policy.constructor'],
+      ['E_VALIDATION', 'context.action_policy.prototype'],
+    ]);
+    const ok = validateScoreRequest(context({ action_policy: { high: 'review', proto: 'x' } }), undefined);
+    expect(ok.ok && ok.request.context?.action_policy).toEqual({ high: 'review', proto: 'x' });
+  });
+
+  it("says what is wrong with a map key, not zod's 'Invalid key'", () => {
+    const r = validateScoreRequest(context({ action_policy: { 'a\u0000': 'x' } }), undefined);
+    expect(r.ok ? [] : r.errors).toEqual([
+      {
+        code: 'E_VALIDATION',
+        message: 'must not contain control characters (U+0000)',
+        field: 'context.action_policy.a\\u0000',
+      },
+    ]);
+  });
+
+  it('accepts assigned country codes only, naming the offending item', () => {
+    const geo = {
+      operating_countries: ['GB', 'XX'],
+      expected_corridors: ['ZZ'],
+      diaspora_corridors: ['XK', 'AQ'],
+    };
+    expect(fieldsOf(context({ geography: geo }))).toEqual([
+      ['E_VALIDATION', 'context.geography.operating_countries.1'],
+      ['E_VALIDATION', 'context.geography.expected_corridors.0'],
+    ]);
+    const r = validateScoreRequest(context({ geography: { operating_countries: ['XX'] } }), undefined);
+    expect(r.ok ? '' : r.errors[0]!.message).toBe(
+      'must be an assigned ISO 3166-1 alpha-2 country code, in upper case',
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
+import { duplicateKeyPaths } from './duplicate-keys.ts';
 import type { ErrorCode, ErrorItem } from './errors.ts';
 import { OutcomeRequest } from './outcome.ts';
-import { IDEMPOTENCY_KEY_MAX, ScoreRequest } from './request.ts';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN, ScoreRequest } from './request.ts';
 import { isStorable } from './storable-text.ts';
 
 const SPECIFIC_CODES: Record<string, ErrorCode> = {
@@ -24,6 +25,23 @@ const segment = (key: PropertyKey) => {
 function dotted(path: readonly PropertyKey[]): string {
   const full = path.map(segment).join('.');
   return full.length > MAX_FIELD_CHARS ? `${full.slice(0, MAX_FIELD_CHARS)}...` : full;
+}
+
+/**
+ * One 422 item per member name sent twice in one object of the JSON `text` (which JSON.parse
+ * accepted), `field` the dotted path of the repeated name; none when every name is unique.
+ */
+export function duplicateKeyErrors(text: string): ErrorItem[] {
+  return capErrors(
+    duplicateKeyPaths(text).map((path) => {
+      const field = dotted(path);
+      return {
+        code: 'E_DUPLICATE_KEY',
+        message: `'${field}' is sent more than once; send each member once`,
+        field,
+      };
+    }),
+  );
 }
 
 /**
@@ -54,7 +72,9 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): ErrorItem[]
     }
     const field = base || undefined;
     const code = (field && SPECIFIC_CODES[field]) ?? 'E_VALIDATION';
-    out.push({ code, message: issue.message, ...(field ? { field } : {}) });
+    // A map key's own rule says what is wrong with it; zod's wrapper says only "Invalid key".
+    const message = (issue.code === 'invalid_key' && issue.issues[0]?.message) || issue.message;
+    out.push({ code, message, ...(field ? { field } : {}) });
   }
   return out;
 }
@@ -62,7 +82,10 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): ErrorItem[]
 /** The Idempotency-Key header as received: its value, or each value when it was sent more than once. */
 export type IdempotencyKeyHeader = string | readonly string[] | undefined;
 
-/** Sent more than once, empty or over 128 characters; absent is fine. The field is the header's name. */
+/**
+ * Sent more than once, empty, over 128 characters, or holding anything but visible ASCII; absent
+ * is fine. The field is the header's name.
+ */
 export function idempotencyKeyErrors(value: IdempotencyKeyHeader): ErrorItem[] {
   if (value === undefined) return [];
   if (typeof value !== 'string') {
@@ -79,6 +102,15 @@ export function idempotencyKeyErrors(value: IdempotencyKeyHeader): ErrorItem[] {
       {
         code: 'E_INVALID_IDEMPOTENCY_KEY',
         message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
+        field: 'Idempotency-Key',
+      },
+    ];
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    return [
+      {
+        code: 'E_INVALID_IDEMPOTENCY_KEY',
+        message: 'Idempotency-Key must be visible ASCII (0x21-0x7E): no space, tab or other byte',
         field: 'Idempotency-Key',
       },
     ];

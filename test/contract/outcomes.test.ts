@@ -126,6 +126,33 @@ describe('POST /v1/outcomes', () => {
     expect((await fetch(`${h.api.url}/v1/outcomes`)).status).toBe(405);
   });
 
+  it('422s a member sent twice and an Idempotency-Key that is not visible ASCII, naming each', async () => {
+    const errorBody = documentValidator(doc, 'Error');
+    const phone = freshNumber();
+    // Taken as the last (`not_fraud`), this withdrew the report it seemed to make.
+    const twice = await report(
+      h.callers.assess.apiKey,
+      `{"subject":{"phone_number":"${phone}"},"outcome":"confirmed_fraud","outcome":"not_fraud"}`,
+    );
+    expect(twice.status).toBe(422);
+    const json = (await twice.json()) as { errors: { code: string; field?: string; message: string }[] };
+    expect(errorBody.safeParse(json).success).toBe(true);
+    expect(json.errors).toEqual([
+      { code: 'E_DUPLICATE_KEY', field: 'outcome', message: expect.stringMatching(/more than once/) },
+    ]);
+    for (const key of ['oc\tkey', `caf\u00e9-${Date.now()}`]) {
+      const res = await report(
+        h.callers.assess.apiKey,
+        { subject: { phone_number: phone }, outcome: 'not_fraud' },
+        { 'idempotency-key': key },
+      );
+      expect(res.status, JSON.stringify(key)).toBe(422);
+      expect(((await res.json()) as { errors: unknown[] }).errors).toEqual([
+        expect.objectContaining({ code: 'E_INVALID_IDEMPOTENCY_KEY', field: 'Idempotency-Key' }),
+      ]);
+    }
+  });
+
   it('422s an occurred_at more than 13 months ago, however far back, and accepts 12 months ago', async () => {
     const body = (occurred_at: string) => ({
       subject: { phone_number: freshNumber() },

@@ -9,8 +9,9 @@ negative cases stay negative.
 
 Generated Idempotency-Keys repeat ("0", "00", ...) with different bodies, so most scoring cases
 would end as a (documented, correct) 409 E_IDEMPOTENCY_MISMATCH and never reach the 200 path. A
-key valid by the document is made unique per case, so the 200 answers get checked too; replays
-and mismatches are covered by requests.http and the controls tests.
+key valid by the document (1 to 128 visible ASCII characters) is made unique per case, so the
+200 answers get checked too; replays and mismatches are covered by requests.http and the
+controls tests.
 """
 
 import os
@@ -31,6 +32,8 @@ DATE_TIME = re.compile(
     r"|(?:02)-(?:0[1-9]|1\d|2[0-8])))"
     r"T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))"
 )
+# The document's pattern for Idempotency-Key: a key that breaks it is a negative case and is kept.
+VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 # The document's pattern for identifiers (shared/contract/storable-text.ts): a context_id that
 # breaks it is a negative case and keeps its value.
 STORABLE = re.compile("[^\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u202a-\u202e\u2066-\u2069]*")
@@ -58,6 +61,6 @@ def map_case(context, case):
     headers = case.headers
     if case.operation.path in ("/v1/score", "/v1/outcomes") and headers:
         key = headers.get("Idempotency-Key")
-        if isinstance(key, str) and 1 <= len(key) <= 128:
+        if isinstance(key, str) and 1 <= len(key) <= 128 and VISIBLE_ASCII.fullmatch(key):
             headers["Idempotency-Key"] = f"st-{uuid.uuid4().hex}"
     return case

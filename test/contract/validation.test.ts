@@ -142,6 +142,106 @@ describe('POST /v1/score validation against the running API', () => {
     expect(fields(errors)).toEqual(['E_INVALID_IDEMPOTENCY_KEY Idempotency-Key']);
   });
 
+  it('an Idempotency-Key of anything but visible ASCII is a 422 naming the header', async () => {
+    // fetch sends a header value's characters as Latin-1 bytes: 0xE9 is a Latin-1 byte on the wire.
+    for (const key of ['a\tb', 'two words', 'caf\u00e9']) {
+      const errors = await rejected(await h.callers.assess.score(ok, { 'Idempotency-Key': key }), 422);
+      expect(fields(errors), JSON.stringify(key)).toEqual(['E_INVALID_IDEMPOTENCY_KEY Idempotency-Key']);
+      expect(errors[0]!.message).toMatch(/visible ASCII/);
+    }
+    const visible = `!~"{}\\${Date.now()}`;
+    expect((await h.callers.assess.score(ok, { 'Idempotency-Key': visible })).status).toBe(200);
+  });
+
+  describe('a member named twice in one object', () => {
+    it.each([
+      [
+        'an address sent twice: not scored as the second',
+        '{"subject":{"ip_address":"52.95.110.77","ip_address":"81.2.69.142"}}',
+        ['E_DUPLICATE_KEY subject.ip_address'],
+      ],
+      [
+        'at the top level',
+        '{"subject":{"phone_number":"+447911123456"},"subject":{}}',
+        ['E_DUPLICATE_KEY subject'],
+      ],
+      [
+        'deep, in an array',
+        '{"subject":{"phone_number":"+447911123456"},"context":{"sector":"s","geography":' +
+          '{"operating_countries":["GB"],"operating_countries":["FR"]},"collection_point":{}}}',
+        ['E_DUPLICATE_KEY context.geography.operating_countries'],
+      ],
+      [
+        'the same name once escaped',
+        '{"subject":{"phone_number":"+447911123456"},"client_reference":"a","client_\\u0072eference":"b"}',
+        ['E_DUPLICATE_KEY client_reference'],
+      ],
+      [
+        'in a caller map, and each one reported',
+        '{"subject":{"phone_number":"+447911123456","phone_number":"+447911123457"},"context":{"sector":"s",' +
+          '"geography":{},"collection_point":{},"action_policy":{"high":"review","high":"allow"}}}',
+        ['E_DUPLICATE_KEY subject.phone_number', 'E_DUPLICATE_KEY context.action_policy.high'],
+      ],
+    ])('is a 422 naming its path: %s', async (_what, body, expected) => {
+      const errors = await rejected(await h.callers.assess.score(body), 422);
+      expect(fields(errors)).toEqual(expected.sort());
+      for (const e of errors) expect(e.message).toMatch(/more than once/);
+    });
+  });
+
+  it('__proto__, constructor and prototype as action_policy keys are a 422 naming each', async () => {
+    const body =
+      '{"subject":{"phone_number":"+447911123456"},"context":{"sector":"s","geography":{},' +
+      '"collection_point":{},"action_policy":{"__proto__":"deny","constructor":"x","prototype":"y","high":"review"}}}';
+    expect(fields(await rejected(await h.callers.assess.score(body), 422))).toEqual([
+      'E_VALIDATION context.action_policy.__proto__',
+      'E_VALIDATION context.action_policy.constructor',
+      'E_VALIDATION context.action_policy.prototype',
+    ]);
+  });
+
+  it('refuses the deprecated IPv4-compatible ::a.b.c.d and keeps ::ffff:a.b.c.d as its IPv4', async () => {
+    for (const ip of ['::52.95.110.77', '0:0:0:0:0:0:52.95.110.77']) {
+      const errors = await rejected(await h.callers.assess.score({ subject: { ip_address: ip } }), 422);
+      expect(fields(errors), ip).toEqual(['E_INVALID_IP_ADDRESS subject.ip_address']);
+      expect(errors[0]!.message).toMatch(/deprecated/);
+    }
+    const score = async (ip: string) => {
+      const res = await h.callers.assess.score({ subject: { ip_address: ip } });
+      expect(res.status, ip).toBe(200);
+      return ScoreResponse.parse(await res.json());
+    };
+    const [v4, mapped] = [await score('52.95.110.77'), await score('::ffff:52.95.110.77')];
+    expect(mapped.components).toEqual(v4.components);
+  });
+
+  it('accepts assigned country codes only: XX and ZZ are a 422 naming the item, not an elevated band', async () => {
+    const context = (geography: Record<string, string[]>) => ({
+      subject: { phone_number: '+447911123456' },
+      context: { sector: 'retail', geography, collection_point: {} },
+    });
+    const errors = await rejected(
+      await h.callers.assess.score(
+        context({
+          operating_countries: ['GB', 'XX'],
+          expected_corridors: ['ZZ'],
+          diaspora_corridors: ['AA'],
+        }),
+      ),
+      422,
+    );
+    expect(fields(errors)).toEqual([
+      'E_VALIDATION context.geography.diaspora_corridors.0',
+      'E_VALIDATION context.geography.expected_corridors.0',
+      'E_VALIDATION context.geography.operating_countries.1',
+    ]);
+    for (const e of errors) expect(e.message).toMatch(/assigned ISO 3166-1 alpha-2/);
+    // Assigned codes without a calling code, and Kosovo's XK, are accepted (+447911 is Guernsey's).
+    const res = await h.callers.assess.score(context({ operating_countries: ['GG', 'AQ', 'XK'] }));
+    expect(res.status).toBe(200);
+    expect(ScoreResponse.parse(await res.json()).context_applied).toMatchObject({ effect: 'none' });
+  });
+
   it('a trunk zero after the country code is 200 and scores as unattested', async () => {
     const res = await h.callers.assess.score({ subject: { phone_number: '+4407911123456' } });
     expect(res.status).toBe(200);

@@ -64,6 +64,39 @@ describe('admin CLI: organisations, entitlements, saved contexts', () => {
     expect(shown).toMatchObject({ contexts: {}, credits_used: 0, credits_remaining: 500 });
   });
 
+  it('refuses a repeated option (exit 2, naming it) instead of keeping the last one', async () => {
+    const org = String((await admin('org', 'create', '--name', 'repeats', '--tier', 'verify')).org_id);
+    const twice = await refused('key', 'create', '--org', org, '--label', 'one', '--label', 'two');
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/repeated option --label \(2 times\)/);
+    // Every spelling counts, and a flag too.
+    expect((await refused('key', 'create', '--org', org, '--label=one', '--label', 'one')).code).toBe(2);
+    expect((await refused('org', 'update', '--org', org, '--org', org, '--tier', 'assess')).stderr).toMatch(
+      /--org \(2 times\)/,
+    );
+    expect(
+      (await refused('user', 'create', '--org', org, '--email', 'a@example.com', '--admin', '--admin'))
+        .stderr,
+    ).toMatch(/--admin \(2 times\)/);
+    expect(await new OrgStore(r).listKeys(org)).toEqual([]);
+    expect((await new OrgStore(r).getOrg(org))!.tier).toBe('verify');
+
+    // The JSON of a context is held to the API's rule: a member named twice is refused.
+    const dup = await refused(
+      'context',
+      'set',
+      '--org',
+      org,
+      '--id',
+      'dup',
+      '--json',
+      '{"sector":"a","geography":{},"collection_point":{},"sector":"b"}',
+    );
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toMatch(/'sector' is sent more than once/);
+    expect((await new OrgStore(r).getOrg(org))!.contexts).toEqual({});
+  });
+
   it('reads organisations written before entitlements and contexts existed', async () => {
     await r.hset('frs:org:org_00000000000000aa', {
       org_id: 'org_00000000000000aa',

@@ -144,6 +144,42 @@ describe('hostile strings in every free-text field, end to end', () => {
     return out;
   }
 
+  it('stores the request as sent: no default written in, no key dropped', async () => {
+    const caller = await orgWithKey('assess', { rateRps: 1_000, credits: 1_000 });
+    // Members in the order the request is stored in (a fixed one), an options object
+    // without `explain` (absent means true, and used to be stored as `explain: true`), and map
+    // keys that are near a reserved name but not one.
+    const sent =
+      '{"subject":{"phone_number":"+447911123456","ip_address":"81.2.69.142"},' +
+      '"context":{"sector":"remittance","geography":{"operating_countries":["GB"]},"collection_point":{},' +
+      '"action_policy":{"high":"review","proto":"x","__proto_":"y","Constructor":"z"}},' +
+      '"options":{"max_latency_ms":1000},"client_reference":"as-sent"}';
+    const res = await scoreCall(api.url, caller.apiKey, sent);
+    expect(res.status).toBe(200);
+    const { score_id } = (await res.json()) as { score_id: string };
+    const explained = await fetch(`${api.url}/v1/explain/${score_id}`, {
+      headers: { authorization: `Bearer ${caller.apiKey}` },
+    });
+    expect(explained.status).toBe(200);
+    expect(JSON.stringify(((await explained.json()) as { request: unknown }).request)).toBe(sent);
+    let stored: Stored | undefined;
+    await waitFor(
+      'the score in ClickHouse',
+      async () => (stored = (await rows([score_id])).get(score_id)),
+      90_000,
+      500,
+    );
+    expect(stored!.request_json).toBe(sent);
+
+    // A reserved name in the map is refused, never stored without its entry.
+    const reserved = sent.replace('"high":"review"', '"__proto__":"review"');
+    const refused = await scoreCall(api.url, caller.apiKey, reserved);
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual([
+      'context.action_policy.__proto__',
+    ]);
+  });
+
   it('answers 4xx or a 200 that is stored as sent, and the pipeline keeps flowing', async () => {
     // Bureau, so options.shadow_version reaches validation rather than the entitlement check.
     const hostile = await orgWithKey('bureau', { rateRps: 100_000, credits: 1_000_000 });

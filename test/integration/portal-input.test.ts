@@ -63,6 +63,27 @@ describe('portal forms refuse input they would otherwise change', () => {
     expect((await new OrgStore(r).listKeys(orgId)).length).toBe(before);
   });
 
+  it('a form whose percent-encoding does not decode is a 400 error page, and creates nothing', async () => {
+    const before = (await new OrgStore(r).listKeys(orgId)).length;
+    // A lone surrogate (ED A0 80), a byte that starts nothing, a cut sequence, a bare %.
+    for (const label of ['a%ED%A0%80b', '%FF', 'caf%C3', '100%', '%zz']) {
+      const res = await fetch(`${portal.url}/keys`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { ...FORM, cookie: session },
+        body: `_csrf=${encodeURIComponent(csrf)}&label=${label}`,
+      });
+      expect(res.status, label).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('The request was not valid.');
+    }
+    expect((await new OrgStore(r).listKeys(orgId)).length).toBe(before);
+    // The same label properly encoded is created as typed.
+    const page = await postKeys('/keys', `label=${encodeURIComponent('caf\u00e9 100%')}`);
+    expect(page).toContain('caf\u00e9 100%');
+    expect((await new OrgStore(r).listKeys(orgId)).map((k) => k.label)).toContain('caf\u00e9 100%');
+  });
+
   it('a roll overlap sent twice or not a whole number is refused, naming the field', async () => {
     const { key_id } = await new OrgStore(r).createKey(orgId, 'to roll');
     expect(await postKeys(`/keys/${key_id}/roll`, 'overlap_s=60&overlap_s=0')).toContain(

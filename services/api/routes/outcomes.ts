@@ -6,6 +6,7 @@ import {
   responseRef as r,
   schemaRef,
 } from '../../../shared/contract/openapi.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../../shared/contract/request.ts';
 import { ApiError } from '../../../shared/contract/errors.ts';
 import { validateOutcomeRequest } from '../../../shared/contract/validation.ts';
 import { idempotencyKeyOf, validatedKey } from '../http/idempotency-key.ts';
@@ -42,9 +43,9 @@ export const outcomeOperation = operation('post', '/v1/outcomes', {
       required: false,
       description:
         'Per organisation, kept 24 hours, separate from the keys of scoring. Same key and body: the ' +
-        'first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty or ' +
-        'over 128 characters: 422.',
-      schema: { type: 'string', minLength: 1, maxLength: 128 },
+        'first 202 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty, ' +
+        'over 128 characters or not visible ASCII (0x21-0x7E): 422.',
+      schema: { type: 'string', minLength: 1, maxLength: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     },
   ],
   requestBody: {

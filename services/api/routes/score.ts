@@ -6,6 +6,7 @@ import {
   responseRef as r,
   schemaRef,
 } from '../../../shared/contract/openapi.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../../shared/contract/request.ts';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { AdmissionControl } from '../controls/controls.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
@@ -39,8 +40,9 @@ export const scoreOperation = operation('post', '/v1/score', {
       required: false,
       description:
         'Per organisation, kept 24 hours. Same key and body: the first 200 is replayed with ' +
-        '`Idempotent-Replayed: true`. Same key, other body: 409. Empty or over 128 characters: 422.',
-      schema: { type: 'string', minLength: 1, maxLength: 128 },
+        '`Idempotent-Replayed: true`. Same key, other body: 409. Empty, over 128 characters or not visible ASCII ' +
+        '(0x21-0x7E): 422.',
+      schema: { type: 'string', minLength: 1, maxLength: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     },
   ],
   requestBody: {
