@@ -6,6 +6,7 @@ import {
   CORRECTION_KINDS,
   CorrectionError,
   parseCorrection,
+  unappliedCorrections,
   type CorrectionStore,
 } from '../../shared/capabilities/corrections.ts';
 
@@ -27,17 +28,34 @@ export async function correctionCommand(
   verb: string,
   args: CorrectionArgs,
 ): Promise<unknown> {
-  if (verb === 'list') return { corrections: await store.list(), history: await store.history() };
-  // Parsed whole for `remove` too, so a malformed target or kind is refused the same way.
-  const c = parseCorrection({
-    ...(args.cidr !== undefined ? { cidr: args.cidr } : {}),
-    ...(args.asn !== undefined ? { asn: args.asn } : {}),
-    kind: need(args.set, 'set'),
-    reason: need(args.reason, 'reason'),
-    operator: need(args.operator, 'operator'),
-  });
+  if (verb === 'list') return listed(store);
+  // Parsed whole for `remove` too, so a malformed target or kind is refused the same way, except
+  // that `remove` takes a stored target as `list` writes it (one stored before the rules changed).
+  const held = verb === 'remove' ? new Set((await store.list()).map((c) => c.target)) : undefined;
+  const c = parseCorrection(
+    {
+      ...(args.cidr !== undefined ? { cidr: args.cidr } : {}),
+      ...(args.asn !== undefined ? { asn: args.asn } : {}),
+      kind: need(args.set, 'set'),
+      reason: need(args.reason, 'reason'),
+      operator: need(args.operator, 'operator'),
+    },
+    new Date(),
+    held,
+  );
   if (verb === 'add') return { added: await store.add(c) };
   return { removed: await store.remove(c) };
+}
+
+/** The corrections in force, the latest records, and any stored correction no node applies. */
+async function listed(store: CorrectionStore): Promise<unknown> {
+  const corrections = await store.list();
+  const unapplied = unappliedCorrections(corrections);
+  return {
+    corrections,
+    history: await store.history(),
+    ...(unapplied.length > 0 ? { not_applied: unapplied } : {}),
+  };
 }
 
 function need(value: string | undefined, flag: string): string {

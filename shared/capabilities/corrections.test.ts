@@ -10,6 +10,7 @@ import {
   CorrectionError,
   parseCidrTarget,
   parseCorrection,
+  unappliedCorrections,
   type Correction,
 } from './corrections.ts';
 
@@ -47,15 +48,74 @@ describe('parsing a correction', () => {
     ['0.0.0.0/0', /wider than \/16/],
     ['10.0.0.0/8', /wider than \/16/],
     ['::/0', /wider than \/32/],
-    ['198.51.100.1/24', /host bits set; the network is 198.51.100.0\/24/],
-    ['198.51.100/24', /not an IPv4 or IPv6 address/],
-    ['010.1.1.0/24', /not an IPv4 or IPv6 address/],
-    ['3232235777/32', /not an IPv4 or IPv6 address/],
+    ['198.51.100.1/24', /host bits set: the network is 198.51.100.0\/24/],
+    ['198.51.100/24', /not a dotted-quad IPv4 or an IPv6 address/],
+    ['010.1.1.0/24', /not a dotted-quad IPv4 or an IPv6 address/],
+    ['3232235777/32', /not a dotted-quad IPv4 or an IPv6 address/],
+    ['fe80::1%eth0/64', /not a dotted-quad IPv4 or an IPv6 address/],
     ['198.51.100.0', /not address\/prefix-length/],
-    ['198.51.100.0/33', /prefix length above 32/],
+    ['198.51.100.0/33', /'\/33' is not a prefix length/],
+    ['198.51.100.0/016', /'\/016' is not a prefix length/],
     ['198.51.100.0/24/1', /not address\/prefix-length/],
   ])('refuses %s', (cidr, message) => {
     expect(() => parseCidrTarget(cidr)).toThrow(message);
+  });
+
+  // Addresses are scored as IPv4 when mapped (resolveIp): a mapped range is stored as IPv4 or it
+  // would never match, and is judged on the IPv4 range it covers.
+  it.each([
+    ['::ffff:52.95.112.0/120', '52.95.112.0/24'],
+    ['::FFFF:52.95.112.0/120', '52.95.112.0/24'],
+    ['::ffff:345f:7000/120', '52.95.112.0/24'],
+    ['0:0:0:0:0:ffff:52.95.112.0/120', '52.95.112.0/24'],
+    ['::ffff:52.95.0.0/112', '52.95.0.0/16'],
+    ['::ffff:52.95.112.7/128', '52.95.112.7/32'],
+  ])('writes the IPv4-mapped %s as the IPv4 range %s', (cidr, ipv4) => {
+    expect(parseCidrTarget(cidr)).toBe(ipv4);
+  });
+
+  it.each([
+    // The width limit holds after mapping: all of IPv4, a /8.
+    ['::ffff:0.0.0.0/96', /"::ffff:0.0.0.0\/96": 0.0.0.0\/0 is wider than \/16/],
+    ['::ffff:0:0/96', /0.0.0.0\/0 is wider than \/16/],
+    ['::ffff:52.0.0.0/104', /52.0.0.0\/8 is wider than \/16/],
+    ['::ffff:0:0/64', /beyond the IPv4-mapped block/],
+    // Host bits are refused, not masked into the network, mapped or not.
+    ['::ffff:52.95.112.7/120', /host bits set: the network is 52.95.112.0\/24/],
+    // IPv4-compatible, however spelt (ipaddr.js alone reads `::a.b.c.d` as mapped).
+    ['::52.95.112.0/120', /in the deprecated IPv4-compatible block ::\/96.*\(here 52.95.112.0\/24\)/],
+    ['0::52.95.112.0/120', /in the deprecated IPv4-compatible block ::\/96.*\(here 52.95.112.0\/24\)/],
+    ['0:0:0:0:0:0:52.95.112.0/120', /in the deprecated IPv4-compatible block/],
+    ['::345f:7000/120', /in the deprecated IPv4-compatible block.*\(here 52.95.112.0\/24\)/],
+    ['::52.95.112.0/90', /covers the deprecated IPv4-compatible block/],
+    ['::1/128', /in the deprecated IPv4-compatible block ::\/96 \(RFC 4291\); name the IPv4 range instead$/],
+    // NAT64 and IPv4-translated: a translator's stand-ins, refused.
+    ['64:ff9b::52.95.112.0/120', /in the NAT64 well-known prefix 64:ff9b::\/96.*\(here 52.95.112.0\/24\)/],
+    ['64:ff9b::345f:7000/120', /in the NAT64 well-known prefix/],
+    [
+      '64:ff9b::/96',
+      /in the NAT64 well-known prefix 64:ff9b::\/96 \(RFC 6052\); name the IPv4 range instead$/,
+    ],
+    ['64:ff9b:1:abcd::/64', /in the local-use NAT64 prefix 64:ff9b:1::\/48/],
+    ['::ffff:0:52.95.112.0/120', /in the IPv4-translated block ::ffff:0:0:0\/96/],
+    // IPv6 ranges wide enough to hold one of those blocks, and so IPv4 space.
+    ['::/80', /covers the deprecated IPv4-compatible block/],
+    ['::ffff:0:0:0/80', /covers the IPv4-translated block/],
+    ['64:ff9b::/64', /covers the NAT64 well-known prefix/],
+    ['64:ff9b::/32', /covers the NAT64 well-known prefix/],
+  ])('refuses the IPv6 form of IPv4 space %s', (cidr, message) => {
+    expect(() => parseCidrTarget(cidr)).toThrow(message);
+  });
+
+  it('takes a stored target as written only when removing it', () => {
+    const base = { cidr: '::ffff:345f:7000/120', kind: 'not_vpn', reason: 'r', operator: 'o' };
+    expect(parseCorrection(base).target).toBe('52.95.112.0/24');
+    expect(parseCorrection(base, new Date(), new Set(['::ffff:345f:7000/120'])).target).toBe(
+      '::ffff:345f:7000/120',
+    );
+    const nat64 = { ...base, cidr: '64:ff9b::345f:7000/120' };
+    expect(() => parseCorrection(nat64)).toThrow(/NAT64/);
+    expect(parseCorrection(nat64, new Date(), new Set([nat64.cidr])).target).toBe(nat64.cidr);
   });
 
   it('refuses a bad kind, a bad AS, a missing reason or operator, both targets or none', () => {
@@ -117,6 +177,41 @@ describe('applying corrections', () => {
     ]);
     expect(applyCorrections(v6, c)).toMatchObject({ vpn: false, hosting: true, corrected: ['vpn'] });
     expect(applyCorrections({ ...v6, address: '2001:db9::1' }, c).corrected).toBeUndefined();
+  });
+
+  it('applies a mapped range stored as IPv6 as its IPv4 range, and never a form now refused', () => {
+    const at52 = { ...listed, address: '52.95.112.7' };
+    // Stored before mapped ranges were written as IPv4: the node applies it as 52.95.112.0/24.
+    const stored = [correction('::ffff:345f:7000/120', 'vpn', false)];
+    expect(applyCorrections(at52, compileCorrections('1', stored))).toMatchObject({
+      vpn: false,
+      corrected: ['vpn'],
+    });
+    // A newer correction of the same range and flag, written as IPv4, says last whatever the order.
+    const newer = { ...correction('52.95.112.0/24', 'vpn', true), at: '2026-11-28T00:00:00.000Z' };
+    for (const list of [
+      [...stored, newer],
+      [newer, ...stored],
+    ])
+      expect(applyCorrections(at52, compileCorrections('2', list)).vpn).toBe(true);
+    // All of IPv4 and a NAT64 range, stored before they were refused: never applied, and listed.
+    const refused = [
+      correction('::ffff:0:0/96', 'tor', true),
+      correction('64:ff9b::345f:7000/120', 'hosting', false),
+      correction('::345f:7000/120', 'hosting', false),
+    ];
+    expect(applyCorrections(at52, compileCorrections('3', refused))).toEqual(at52);
+    expect(
+      applyCorrections(
+        { ...listed, address: '64:ff9b::345f:7007', version: 6 },
+        compileCorrections('3', refused),
+      ).corrected,
+    ).toBeUndefined();
+    expect(unappliedCorrections([...refused, ...stored]).map((u) => [u.target, u.why])).toEqual([
+      ['::ffff:0:0/96', expect.stringMatching(/0.0.0.0\/0 is wider than \/16/)],
+      ['64:ff9b::345f:7000/120', expect.stringMatching(/NAT64 well-known prefix/)],
+      ['::345f:7000/120', expect.stringMatching(/IPv4-compatible/)],
+    ]);
   });
 
   it('leaves other addresses, special-purpose space and an empty set alone', () => {

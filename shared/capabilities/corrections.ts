@@ -20,6 +20,7 @@
 import ipaddr from 'ipaddr.js';
 import type { RedisClient } from '../clients/redis.ts';
 import type { IpFacts } from '../resolution/ip.ts';
+import { isCanonicalIPv4, parseStrictRange } from './feeds/strict-address.ts';
 
 export const CORRECTED_FLAGS = ['hosting', 'vpn', 'proxy', 'tor'] as const;
 export type CorrectedFlag = (typeof CORRECTED_FLAGS)[number];
@@ -91,32 +92,89 @@ export function parseAsnTarget(text: string): string {
 }
 
 /**
- * A CIDR in its canonical form, refusing anything loosely written (`10.1`, `010.0.0.0`, a
- * decimal address), host bits set, or a prefix wider than MIN_PREFIX.
+ * The IPv6 blocks that write IPv4 space in another form, refused as targets (and so is a range
+ * covering one). The IPv4-mapped block is not among the refused: parseStrictRange reads a range in
+ * it as the IPv4 range it maps, which is how the scorer reads a mapped address (resolveIp), and
+ * the form dual-stack servers log IPv4 clients in. It is listed for ranges that cover it, such as
+ * `::/80`, which hold every mapped address yet would only ever be matched against IPv6 ones.
+ *
+ * The others are refused rather than normalised, and the refusal names the IPv4 range meant:
+ * - IPv4-compatible `::a.b.c.d` is deprecated (RFC 4291 2.5.5.1) and ipaddr.js reads its
+ *   spellings two ways (`::1.2.3.4` as mapped, `::102:304` as IPv6), so its meaning would hang
+ *   on how it was typed; an IPv4 correction already covers whatever the scorer reads as IPv4.
+ * - NAT64 (RFC 6052, RFC 8215) and IPv4-translated (RFC 6145) addresses are a translator's
+ *   stand-ins: the scorer takes them for special-purpose space, which corrections leave alone,
+ *   and network-specific NAT64 prefixes cannot be told at all, so mapping the well-known one
+ *   alone would be a rule that holds for some translators only.
+ */
+const IPV4_IN_IPV6 = [
+  ['::/96', 'the deprecated IPv4-compatible block ::/96 (RFC 4291)'],
+  ['::ffff:0:0:0/96', 'the IPv4-translated block ::ffff:0:0:0/96 (RFC 6145)'],
+  ['64:ff9b::/96', 'the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052)'],
+  ['64:ff9b:1::/48', 'the local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215)'],
+  ['::ffff:0:0/96', 'the IPv4-mapped block ::ffff:0:0/96'],
+].map(([cidr, name]) => ({ block: ipaddr.IPv6.parseCIDR(cidr!), name: name! }));
+
+/**
+ * The IPv4-compatible address a literal spells as zero hextets and a dotted quad (`::1.2.3.4`,
+ * `0::1.2.3.4`), told by its text because ipaddr.js parses `::1.2.3.4` as `::ffff:1.2.3.4`.
+ */
+function ipv4CompatibleText(text: string): ipaddr.IPv6 | undefined {
+  const m = /^[0:]*:([^:]+)$/.exec(text);
+  if (!m || !isCanonicalIPv4(m[1]!)) return undefined;
+  const [a, b, c, d] = ipaddr.IPv4.parse(m[1]!).octets as [number, number, number, number];
+  return new ipaddr.IPv6([0, 0, 0, 0, 0, 0, (a << 8) | b, (c << 8) | d]);
+}
+
+/** Refuses an IPv6 range in or over one of the IPV4_IN_IPV6 blocks, naming the IPv4 range meant. */
+function refuseIpv4InIpv6(what: string, address: ipaddr.IPv6, bits: number): void {
+  for (const { block, name } of IPV4_IN_IPV6) {
+    const [net, netBits] = block;
+    if (bits < netBits && net.match(address, bits))
+      throw new CorrectionError(`${what}: covers ${name}; name an IPv4 range, or an IPv6 range outside it`);
+    if (!address.match(net, netBits)) continue;
+    // The IPv4 range the last 32 bits name, when it is one a correction may name.
+    const low = address.toByteArray().slice(12);
+    const named = netBits === 96 && low[0] !== 0 && bits - 96 >= MIN_PREFIX.ipv4;
+    const meant = named ? ` (here ${ipaddr.fromByteArray(low).toString()}/${bits - 96})` : '';
+    throw new CorrectionError(`${what}: in ${name}; name the IPv4 range instead${meant}`);
+  }
+}
+
+/**
+ * A CIDR in its canonical form (parseStrictRange: four decimal octets without leading zeros, strict
+ * IPv6, no zone, no host bits), an IPv4-mapped range written as the IPv4 range it maps, refusing
+ * the other IPv6 forms of IPv4 space (IPV4_IN_IPV6) and, after mapping, a prefix wider than
+ * MIN_PREFIX: `::ffff:0.0.0.0/96` is 0.0.0.0/0 and refused like it.
  */
 export function parseCidrTarget(text: string): string {
   const what = `--cidr ${JSON.stringify(text)}`;
   const [addr, bits, ...rest] = text.trim().split('/');
-  if (addr === undefined || bits === undefined || rest.length > 0 || !/^[0-9]{1,3}$/.test(bits))
+  if (addr === undefined || bits === undefined || rest.length > 0)
     throw new CorrectionError(`${what}: not address/prefix-length`);
-  const v4 = ipaddr.IPv4.isValidFourPartDecimal(addr);
-  // Four decimal parts without leading zeros (no octal, no short or integer forms), or IPv6.
-  if (!v4 && !(addr.includes(':') && ipaddr.IPv6.isValid(addr)))
-    throw new CorrectionError(`${what}: not an IPv4 or IPv6 address`);
-  const parsed = ipaddr.parse(addr);
-  const kind = parsed.kind();
-  const length = Number(bits);
-  const max = kind === 'ipv4' ? 32 : 128;
-  if (length > max) throw new CorrectionError(`${what}: prefix length above ${max}`);
-  if (length < MIN_PREFIX[kind])
-    throw new CorrectionError(`${what}: wider than /${MIN_PREFIX[kind]}; correct the network's AS instead`);
-  const network =
-    kind === 'ipv4'
-      ? ipaddr.IPv4.networkAddressFromCIDR(`${addr}/${length}`)
-      : ipaddr.IPv6.networkAddressFromCIDR(`${addr}/${length}`);
-  if (network.toString() !== parsed.toString())
-    throw new CorrectionError(`${what}: host bits set; the network is ${network.toString()}/${length}`);
-  return `${network.toString()}/${length}`;
+  // Before parseStrictRange, which would take this spelling for IPv4-mapped (ipaddr.js).
+  const compatible = ipv4CompatibleText(addr);
+  if (compatible) refuseIpv4InIpv6(what, compatible, /^\d+$/.test(bits) ? Number(bits) : 128);
+  // No floor here: the width is judged on the range after mapping, below.
+  const range = parseStrictRange(`${addr}/${bits}`, { v4: 0, v6: 0 });
+  if (typeof range === 'string') throw new CorrectionError(`${what}: ${range}`);
+  const kind = range.address.kind();
+  if (range.bits < MIN_PREFIX[kind])
+    throw new CorrectionError(
+      `${what}: ${range.cidr} is wider than /${MIN_PREFIX[kind]}; correct the network's AS instead`,
+    );
+  if (kind === 'ipv6') refuseIpv4InIpv6(what, range.address as ipaddr.IPv6, range.bits);
+  return range.cidr;
+}
+
+/** The CIDR a stored target applies as, or why it does not (stored before the rules above). */
+function appliedCidr(target: string): string | CorrectionError {
+  try {
+    return parseCidrTarget(target);
+  } catch (err) {
+    if (err instanceof CorrectionError) return err;
+    throw err;
+  }
 }
 
 function checkedText(value: string, flag: string, max: number): string {
@@ -135,11 +193,21 @@ export interface CorrectionInput {
   operator: string;
 }
 
-/** Validates an operator's correction; throws CorrectionError saying what is wrong. */
-export function parseCorrection(input: CorrectionInput, now = new Date()): Correction {
+/**
+ * Validates an operator's correction; throws CorrectionError saying what is wrong. `held` (for
+ * `remove`) are the stored targets, each taken as it is written: a correction stored before the
+ * rules above refused or rewrote its form can still be removed by the target `list` shows.
+ */
+export function parseCorrection(
+  input: CorrectionInput,
+  now = new Date(),
+  held?: ReadonlySet<string>,
+): Correction {
   if ((input.cidr === undefined) === (input.asn === undefined))
     throw new CorrectionError('name exactly one of --cidr and --asn');
-  const target = input.cidr !== undefined ? parseCidrTarget(input.cidr) : parseAsnTarget(input.asn!);
+  const cidr = input.cidr?.trim();
+  const target =
+    cidr === undefined ? parseAsnTarget(input.asn!) : held?.has(cidr) ? cidr : parseCidrTarget(input.cidr!);
   return {
     target,
     ...parseKind(input.kind),
@@ -147,6 +215,19 @@ export function parseCorrection(input: CorrectionInput, now = new Date()): Corre
     operator: checkedText(input.operator, 'operator', MAX_OPERATOR),
     at: now.toISOString(),
   };
+}
+
+/**
+ * The stored corrections a node does not apply, and why: CIDRs stored before parseCidrTarget
+ * refused their form (`::ffff:0:0/96`, a NAT64 range). `admin correction list` shows them.
+ */
+export function unappliedCorrections(
+  list: readonly Correction[],
+): { target: string; flag: CorrectedFlag; why: string }[] {
+  return list.flatMap(({ target, flag }) => {
+    const applied = target.startsWith('AS') ? target : appliedCidr(target);
+    return applied instanceof CorrectionError ? [{ target, flag, why: applied.message }] : [];
+  });
 }
 
 const field = (c: Pick<Correction, 'target' | 'flag'>) => `${c.target}|${c.flag}`;
@@ -260,9 +341,14 @@ export interface Corrections {
 export function compileCorrections(version: string, list: readonly Correction[]): Corrections {
   const byAsn = new Map<string, Flags>();
   const byCidr = new Map<string, Flags>();
-  for (const c of list) {
-    const into = c.target.startsWith('AS') ? byAsn : byCidr;
-    into.set(c.target, { ...into.get(c.target), [c.flag]: c.value });
+  // Oldest first: where two stored targets are one range (an IPv4-mapped one stored before it was
+  // written as IPv4, and its IPv4 form), the later says last, as a replacement would.
+  for (const c of [...list].sort((a, b) => a.at.localeCompare(b.at))) {
+    const target = c.target.startsWith('AS') ? c.target : appliedCidr(c.target);
+    // A form the rules now refuse never applied to a scored address; unappliedCorrections names it.
+    if (target instanceof CorrectionError) continue;
+    const into = target.startsWith('AS') ? byAsn : byCidr;
+    into.set(target, { ...into.get(target), [c.flag]: c.value });
   }
   const ranges = [...byCidr]
     .map(([cidr, flags]) => ({ range: ipaddr.parseCIDR(cidr), flags }))

@@ -2,7 +2,8 @@
  * Operator corrections end to end (docs/capabilities.md "Operator corrections"): the admin CLI
  * clears a Tor exit's flag; both API nodes answer corrected within one poll, a feed refresh that
  * publishes a new Tor snapshot leaves the correction in force, and removing it brings the listed
- * answer back. A refresher and the Tor feed (a local HTTP server) as in capabilities.test.ts.
+ * answer back; a range written IPv4-mapped (`::ffff:a.b.c.d/120`) applies to the IPv4 addresses it
+ * maps. A refresher and the Tor feed (a local HTTP server) as in capabilities.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -130,7 +131,34 @@ describe('operator corrections: both nodes, through a feed refresh', () => {
       '--operator',
       'o',
     );
-    expect(loose.out).toContain('not an IPv4 or IPv6 address');
+    expect(loose.out).toContain('not a dotted-quad IPv4 or an IPv6 address');
+    // All of IPv4 in its IPv4-mapped form is as wide as 0.0.0.0/0, and NAT64 is refused.
+    const mappedAll = await admin(
+      'add',
+      '--cidr',
+      '::ffff:0.0.0.0/96',
+      '--set',
+      'not_vpn',
+      '--reason',
+      'r',
+      '--operator',
+      'o',
+    );
+    expect(mappedAll.code).toBe(2);
+    expect(mappedAll.out).toContain('0.0.0.0/0 is wider than /16');
+    const nat64 = await admin(
+      'add',
+      '--cidr',
+      '64:ff9b::5102:4500/120',
+      '--set',
+      'not_vpn',
+      '--reason',
+      'r',
+      '--operator',
+      'o',
+    );
+    expect(nat64.code).toBe(2);
+    expect(nat64.out).toContain('name the IPv4 range instead (here 81.2.69.0/24)');
     const noReason = await admin('add', ...correction);
     expect(noReason.out).toContain('missing --reason');
     const absent = await admin('remove', ...correction, '--reason', 'r');
@@ -207,5 +235,24 @@ describe('operator corrections: both nodes, through a feed refresh', () => {
     const after = JSON.parse((await admin('list')).out);
     expect(after.corrections).toEqual([]);
     expect(after.history.map((h: { action: string }) => h.action)).toEqual(['remove', 'add']);
+  });
+
+  it('applies a range written in its IPv4-mapped form to the IPv4 addresses it maps', async () => {
+    const mapped = ['--cidr', '::ffff:81.2.69.0/120', '--set', 'not_tor', '--operator', 'it-ops'];
+    const added = await admin('add', ...mapped, '--reason', 'our office range, logged by a dual-stack proxy');
+    expect(added.code, added.out).toBe(0);
+    // Stored as the IPv4 range it maps, which is how the scorer reads every mapped address.
+    expect(JSON.parse(added.out).added).toMatchObject({ target: '81.2.69.0/24', flag: 'tor', value: false });
+    await waitFor('both nodes to serve the mapped correction', async () =>
+      (await onBoth(scored)).every((r) => tor(r).detail === 'IP_OPERATOR_CORRECTED'),
+    );
+    expect(JSON.parse((await admin('list')).out).not_applied).toBeUndefined();
+    // Removed by the same text: it names the same IPv4 range.
+    const removed = await admin('remove', ...mapped, '--reason', 'done');
+    expect(removed.code, removed.out).toBe(0);
+    expect(JSON.parse(removed.out).removed).toMatchObject({ target: '81.2.69.0/24' });
+    await waitFor('both nodes to answer from the list again', async () =>
+      (await onBoth(scored)).every((r) => tor(r).detail === 'IP_TOR_EXIT'),
+    );
   });
 });
