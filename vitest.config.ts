@@ -42,7 +42,8 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/cluster/**/*.test.ts'],
-          globalSetup: ['test/global-setup.ts'],
+          // The second stops a ClickHouse cluster the run started, whatever its files' hooks did.
+          globalSetup: ['test/global-setup.ts', 'test/cluster/global-teardown.ts'],
         },
       },
     ],

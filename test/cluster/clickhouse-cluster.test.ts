@@ -4,8 +4,10 @@
  * half-done on one shard finished by the next run, a host out of reach named in the error; the sink's batch
  * inserted twice through the Distributed table is one row per score, with and without FINAL
  * (replicated block deduplication) and spread over both shards; explain finds a score its first
- * replica has not fetched yet; retention drops an expired month on every replica; the client
- * fails over past a node that does not answer.
+ * replica has not fetched yet; retention drops an expired month on every replica, and a drop a
+ * paused host holds fails within its own timeout; the client fails over past a node that does not
+ * answer. The cluster is used once its DDL queue is empty (ch-cluster.ts), and stopped at the end
+ * by this file, or by global-teardown.ts when a hook failed.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +19,12 @@ import type { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import { clickHouseNodes, createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
 import { auditRecord, scoreIdAt, sinkSlice } from '../helpers/audit-rows.ts';
-import { clickHouseCluster, type ClusterUnderTest } from '../helpers/ch-cluster.ts';
+import {
+  clickHouseCluster,
+  clusterNodePid,
+  ddlQueueDrained,
+  type ClusterUnderTest,
+} from '../helpers/ch-cluster.ts';
 
 const CLUSTER = 'frs';
 const DB = `frs_cluster_${randomBytes(4).toString('hex')}`;
@@ -58,9 +65,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!cluster) return;
-  await ch.command({ query: `DROP DATABASE IF EXISTS ${DB} ON CLUSTER ${CLUSTER}` }).catch(() => undefined);
-  await Promise.all([ch, ...nodes, ...hosts.map((h) => h.client)].map((c) => c.close()));
-  await cluster.release();
+  try {
+    // Each node for itself, bounded, and no ON CLUSTER: a statement queued behind a stuck DDL task
+    // would hold the hook past its timeout, and the release below would never run. A cluster this
+    // file started is stopped whatever happens here (and by global-teardown.ts if not even that).
+    const drop = { query: `DROP DATABASE IF EXISTS ${DB}`, abort_signal: AbortSignal.timeout(20_000) };
+    await Promise.allSettled(nodes.map((n) => n.command(drop)));
+    await Promise.allSettled([ch, ...nodes, ...hosts.map((h) => h.client)].map((c) => c.close()));
+  } finally {
+    await cluster.release();
+  }
 }, 120_000);
 
 describe('ClickHouse cluster mode (2 shards x 2 replicas)', () => {
@@ -203,5 +217,39 @@ describe('ClickHouse cluster mode (2 shards x 2 replicas)', () => {
     expect(await count(ch, `SELECT count() AS n FROM ${DB}.scores FINAL WHERE org_id = '${ORG}'`)).toBe(
       N + 20,
     );
+  });
+
+  it('fails a drop a host does not run within its own timeout, and the host runs it later', async (ctx) => {
+    if (!cluster) return ctx.skip(skipReason);
+    const old = new Date();
+    old.setUTCMonth(old.getUTCMonth() - 16);
+    const record = auditRecord(ORG, scoreIdAt(old.getTime(), 0), old.getTime());
+    await insertSlice(ch, target, [
+      { row: { ...toRow(record), inserted_at: Math.floor(Date.now() / 1000) }, record },
+    ]);
+    const month = old.toISOString().slice(0, 7).replace('-', '');
+    // Node 4 paused (for less than its 10 s ZooKeeper session): its DDL worker cannot run the task.
+    const paused = await clusterNodePid(4);
+    process.kill(paused, 'SIGSTOP');
+    const started = performance.now();
+    try {
+      const drop = dropExpiredPartitions(ch, DB, new Date(), 'scores', CLUSTER, 2);
+      await expect(drop).rejects.toThrow(
+        new RegExp(
+          `^audit retention: partition ${month} of ${DB}.scores_local not dropped on every host of cluster frs \\(waited at most 2 s\\): .*distributed_ddl_task_timeout \\(=2\\).*\\d+ unfinished hosts`,
+        ),
+      );
+      expect(performance.now() - started).toBeLessThan(6_000);
+    } finally {
+      process.kill(paused, 'SIGCONT');
+    }
+    // Resumed, the host runs the queued drop: the queue drains and no replica holds the month.
+    await ddlQueueDrained(cluster.urls[0]!, 30_000);
+    for (const node of nodes) {
+      await node.command({ query: `SYSTEM SYNC REPLICA ${DB}.scores_local` });
+      expect(
+        await count(node, `SELECT count() AS n FROM ${DB}.scores_local WHERE toYYYYMM(scored_at) = ${month}`),
+      ).toBe(0);
+    }
   });
 });
