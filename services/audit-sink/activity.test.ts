@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
-import { dailyUsageKey } from '../../shared/portal/keyspace.ts';
-import { byOrganisation, summarise } from './activity.ts';
+import { dailyUsageKey, recentScoresKey, recentSeqKey } from '../../shared/portal/keyspace.ts';
+import { byOrganisation, shareCall, summarise } from './activity.ts';
 
 // A small hand-made record (fixture), as the sink has it once decoded.
 const record = AuditRecordEnvelope.parse({
@@ -72,5 +72,41 @@ describe("the Activity page's rows, from the sink's decoded records", () => {
       'hour:16:low': 1,
       'hour:17:high': 1,
     });
+  });
+
+  it("lays out one organisation's share for activity-batch.lua, its marker named by its scores", () => {
+    const next = { ...record, score_id: 'sc_01a21dc73b8e79618cc9952316f13306' };
+    const share = byOrganisation([record, next]).get(record.org_id)!;
+    const call = shareCall(record.org_id, share);
+    const day = dailyUsageKey(record.org_id, '2026-11-27');
+    expect(call.marker).toMatch(/^frs:portal:recent:\{org_feba9f137645b532\}:batch:[0-9a-f]{32}$/);
+    expect(call.keys).toEqual([
+      recentScoresKey(record.org_id),
+      recentSeqKey(record.org_id),
+      call.marker,
+      day,
+    ]);
+    expect(call.args).toEqual([
+      '500',
+      String(7 * 86_400),
+      String(3 * 86_400),
+      '60000',
+      '2',
+      ...share.lines,
+      '3',
+      'total',
+      '2',
+      'band:high',
+      '2',
+      'hour:16:high',
+      '2',
+    ]);
+    // The same scores name the same marker (a retry, a batch consumed again); others another.
+    expect(shareCall(record.org_id, byOrganisation([record, next]).get(record.org_id)!).marker).toBe(
+      call.marker,
+    );
+    expect(shareCall(record.org_id, byOrganisation([record]).get(record.org_id)!).marker).not.toBe(
+      call.marker,
+    );
   });
 });

@@ -38,5 +38,12 @@ export const recentScoresKey = (orgId: string) => `frs:portal:recent:{${orgId}}`
  * has seen the list at count N asks for the newest (now - N) entries only.
  */
 export const recentSeqKey = (orgId: string) => `frs:portal:recent:{${orgId}}:seq`;
+/**
+ * Marks one organisation's share of a sink batch as applied to its Activity (the digest names the
+ * share's score ids), for a minute: a share sent again after a timeout is then applied once
+ * (services/audit-sink/activity-batch.lua).
+ */
+export const activityShareKey = (orgId: string, digest: string) =>
+  `frs:portal:recent:{${orgId}}:batch:${digest}`;
 /** Scores and band mix of an organisation on one UTC day (`YYYY-MM-DD`). */
 export const dailyUsageKey = (orgId: string, day: string) => `frs:portal:usage:{${orgId}}:${day}`;

@@ -2,11 +2,18 @@
  * The portal's Activity page is fed by the audit sink, from the records it decodes anyway: a real
  * sink process on the stack's Kafka, Redis and ClickHouse lists a score within 2 s of its record
  * reaching Kafka and counts it once; a Redis it cannot reach costs the page, never ClickHouse.
+ * A Redis of the test's own, paused (`CLIENT PAUSE`) past the sink's 250 ms command timeout: a
+ * batch is confirmed on a retry and counted once, or, paused past the retries, counted `dropped`
+ * in the sink's /metrics (and still applied once when Redis resumes), while ClickHouse gets
+ * every row during the pause.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActivityStore } from '../../services/portal/activity.ts';
 import { serializeAuditRecord } from '../../shared/audit/record.ts';
 import { createKafka, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { PrivateRedis } from '../helpers/private-redis.ts';
+import { sample, scrape, type Scrape } from '../helpers/metrics.ts';
 import { newScoreId } from '../../shared/ids.ts';
 import { cfg, redisAs } from '../../infra/harness/fixtures.ts';
 import { freePort, startActivitySink, startSink, type Service } from '../../infra/harness/processes.ts';
@@ -18,8 +25,10 @@ const producer = kafka.producer();
 const redis = redisAs('portal');
 const store = new ActivityStore(redis);
 const sinks: Service[] = [];
+const privates: PrivateRedis[] = [];
 afterAll(async () => {
   await Promise.all(sinks.map((s) => s.stop()));
+  await Promise.all(privates.map((r) => r.destroy()));
   await producer.disconnect();
   redis.disconnect();
 });
@@ -69,6 +78,52 @@ async function committedPast(groupId: string, sent: { partition: number; offset:
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * A sink in a group of its own whose Activity Redis (the durable REDIS_URL) is a private server,
+ * once ready (its /readyz), with its metrics URL. The ledger keeps the stack's Redis.
+ */
+async function sinkOnPrivateRedis(): Promise<{
+  page: ActivityStore;
+  pause: (ms: number) => Promise<void>;
+  metrics: string;
+  group: string;
+}> {
+  const priv = await PrivateRedis.start();
+  privates.push(priv);
+  const port = await freePort();
+  const { AUDIT_SINK_GROUP: group } = await sinkGroupAtEnd();
+  sinks.push(
+    startSink({
+      AUDIT_SINK_GROUP: group,
+      AUDIT_SINK_ACTIVITY: 'true',
+      AUDIT_SINK_METRICS_PORT: String(port),
+      LEDGER_REDIS_URL: cfg.REDIS_URL,
+      REDIS_URL: priv.url,
+    }),
+  );
+  const metrics = `http://127.0.0.1:${port}`;
+  const ready = async () => (await fetch(`${metrics}/readyz`).catch(() => undefined))?.ok === true;
+  await waitFor('the sink ready', ready, 90_000, 250);
+  // The server's default user, for the test's own reads and the pause.
+  const reader = createRedis(priv.url);
+  const pause = async (ms: number) => void (await reader.call('CLIENT', 'PAUSE', String(ms), 'ALL'));
+  return { page: new ActivityStore(reader), pause, metrics, group };
+}
+
+/** How much the sink's count of batches with `outcome` rose since `before`. */
+const rose = (now: Scrape, before: Scrape, outcome: string) =>
+  (sample(now, 'frs_sink_activity_batches_total', { outcome }) ?? 0) -
+  (sample(before, 'frs_sink_activity_batches_total', { outcome }) ?? 0);
+
+/** Both records in one send (one batch, when they share a partition); their offsets. */
+async function sendBoth(org: string, ids: string[]) {
+  const meta = await producer.send({
+    topic: SCORES_TOPIC,
+    messages: ids.map((id) => ({ key: org, value: record(org, id) })),
+  });
+  return meta.map((m) => ({ partition: m.partition, offset: m.baseOffset! }));
 }
 
 describe('the Activity feed, kept by the audit sink', () => {
@@ -143,4 +198,73 @@ describe('the Activity feed, kept by the audit sink', () => {
       );
     expect((await store.read(org)).scores).toEqual([]);
   }, 90_000);
+
+  it('a Redis paused past the command timeout: the batch is confirmed on a retry and counted once', async () => {
+    await producer.connect();
+    const { page, pause, metrics, group } = await sinkOnPrivateRedis();
+    const org = `org_feed_slow_${Date.now()}`;
+    const warm = newScoreId(Date.now());
+    await send(org, warm);
+    const listedHere = async (id: string) => (await page.read(org)).scores.some((s) => s.score_id === id);
+    await waitFor('the first score listed', () => listedHere(warm), 30_000, 50);
+    const before = await scrape(metrics);
+
+    // 3 s: more than the sink's 250 ms command timeout, less than its retries (about 5 s).
+    await pause(3_000);
+    const ids = [newScoreId(Date.now()), newScoreId(Date.now())];
+    const sent = await sendBoth(org, ids);
+    await waitFor(
+      'a batch confirmed on a retry',
+      async () => rose(await scrape(metrics), before, 'written_on_retry') >= 1,
+      20_000,
+      100,
+    );
+    const after = await scrape(metrics);
+    expect(rose(after, before, 'dropped') + rose(after, before, 'failed')).toBe(0);
+    // Listed once and counted once: the first send ran when Redis resumed, the retry found it done.
+    const { scores } = await page.read(org);
+    expect(scores.filter((s) => ids.includes(s.score_id))).toHaveLength(2);
+    expect((await page.today(org)).total).toBe(3);
+    for (const m of sent)
+      await waitFor('the sink committed the scores', () => committedPast(group, m), 60_000, 250);
+  }, 120_000);
+
+  it('a Redis paused past the retries: the batch counts as dropped, ClickHouse gets every row meanwhile', async () => {
+    await producer.connect();
+    const { page, pause, metrics, group } = await sinkOnPrivateRedis();
+    const org = `org_feed_paused_${Date.now()}`;
+    const warm = newScoreId(Date.now());
+    await send(org, warm);
+    await waitFor(
+      'the first score listed',
+      async () => (await page.read(org)).scores.length === 1,
+      30_000,
+      50,
+    );
+    const before = await scrape(metrics);
+
+    const pausedUntil = Date.now() + 12_000;
+    await pause(12_000);
+    const ids = [newScoreId(Date.now()), newScoreId(Date.now())];
+    const sent = await sendBoth(org, ids);
+    // The insert and the offsets' commit do not wait for the Activity write.
+    for (const m of sent)
+      await waitFor('the sink committed the scores', () => committedPast(group, m), 10_000, 250);
+    await waitFor(
+      'the batch counted dropped',
+      async () => rose(await scrape(metrics), before, 'dropped') >= 1,
+      10_000,
+      100,
+    );
+    expect(Date.now()).toBeLessThan(pausedUntil);
+    expect(rose(await scrape(metrics), before, 'written_on_retry')).toBe(0);
+    // Dropped from the sink's view only: the send Redis held runs once it resumes, never twice.
+    await waitFor(
+      'the paused send applied',
+      async () => (await page.read(org)).scores.length === 3,
+      20_000,
+      100,
+    );
+    expect((await page.today(org)).total).toBe(3);
+  }, 120_000);
 });
