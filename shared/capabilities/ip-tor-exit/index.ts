@@ -28,7 +28,7 @@ export const ipTorExit = defineCapability({
       layout: 'file',
       seed: { file: 'tor-exits.txt' },
       publishers: ['https://check.torproject.org/torbulkexitlist'],
-      // The Tor Project regenerates the list every 30 minutes; hourly keeps within an hour of it.
+      // The Tor Project regenerates the list about every 40 minutes; hourly keeps within an hour of it.
       refreshEveryS: HOUR,
       // Some 1,000 to 2,000 exits are listed at any time.
       minRecords: 500,
