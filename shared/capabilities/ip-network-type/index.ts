@@ -26,11 +26,9 @@ const RIR_STATISTICS = [
   'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
 ];
 
-const KEY = 'ip_network_type';
-
 /** The kind of network an address sits on: origin AS, registry country and hosting ranges. */
 export const ipNetworkType = defineCapability({
-  key: KEY,
+  key: 'ip_network_type',
   description: 'Kind of network the address sits on: access, hosting, or reserved space.',
   codes: {
     IP_BOGON:
@@ -187,7 +185,7 @@ export const ipNetworkType = defineCapability({
       ...(allocatedNow ? { bogon: false, range: 'unicast' } : {}),
       hosting: isHosting,
       ...(isHosting ? { as_type: 'hosting' } : {}),
-      ...(hostedBy !== undefined ? { services: { [KEY]: hostedBy } } : {}),
+      ...(hostedBy !== undefined ? { services: { ip_network_type: hostedBy } } : {}),
     };
   },
   replay: {

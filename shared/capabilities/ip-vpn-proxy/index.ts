@@ -26,11 +26,9 @@ import {
 /** Kinds of the range feed: 1 = vpn, 2 = proxy, 3 = relay (a privacy relay's egress, benign). */
 export const VPN_PROXY_KINDS = ['vpn', 'proxy', 'relay'] as const;
 
-const KEY = 'ip_vpn_proxy';
-
 /** Whether the address is a known VPN or proxy endpoint: a range export. */
 export const ipVpnProxy = defineCapability({
-  key: KEY,
+  key: 'ip_vpn_proxy',
   description: 'Whether the address is a known VPN or proxy endpoint.',
   codes: {
     IP_VPN_PROXY: 'The address is a known VPN or proxy endpoint.',
@@ -92,7 +90,7 @@ export const ipVpnProxy = defineCapability({
       vpn: kind === 1,
       proxy: kind === 2,
       ...(kind === 3 ? { relay: true } : {}),
-      ...(service !== undefined ? { services: { [KEY]: service } } : {}),
+      ...(service !== undefined ? { services: { ip_vpn_proxy: service } } : {}),
     };
   },
   replay: {
@@ -112,7 +110,7 @@ export const ipVpnProxy = defineCapability({
     // addresses to systems: with either past its maximum age, its silence vouches for nothing.
     const systemsStale =
       set !== undefined && set.systems.asn.length > 0 && stale?.has(ipNetworkType.key) === true;
-    return unlistedFinding(stale?.has(KEY) === true || systemsStale);
+    return unlistedFinding(stale?.has('ip_vpn_proxy') === true || systemsStale);
   },
 });
 
