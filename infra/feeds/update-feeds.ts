@@ -14,7 +14,6 @@
  */
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { VPN_PROXY_KINDS } from '../../shared/capabilities/ip-vpn-proxy/index.ts';
 import { parseRangeFeed } from '../../shared/capabilities/feeds/range-feed.ts';
 import { FeedError } from '../../shared/capabilities/feeds/feed-error.ts';
 import {
@@ -22,9 +21,8 @@ import {
   recognise,
   type PublicFormat,
 } from '../../shared/capabilities/feeds/importers/formats.ts';
-import { FEEDS } from '../../shared/capabilities/registry.ts';
+import { FEEDS, feedLimits } from '../../shared/capabilities/registry.ts';
 import {
-  FEED_LIMITS,
   mergeImports,
   type ImportedFeed,
   type ImportTarget,
@@ -186,7 +184,7 @@ function importOne(input: Input, now: Date): void {
   const { format, bytes, fetchedAt } = input;
   if (!format || !bytes || !fetchedAt) return;
   try {
-    const result = format.importer(bytes, fetchedAt);
+    const result = format.importer(bytes, fetchedAt, feedLimits(format.feed));
     if (result.asOf.getTime() > now.getTime() + FUTURE_SLACK_MS) {
       throw new FeedError(`its date ${result.asOf.toISOString()} is in the future`);
     }
@@ -207,9 +205,9 @@ function importOne(input: Input, now: Date): void {
   }
 }
 
-/** The refresher's parser of a target feed: the VPN/proxy feed names a kind on every line. */
+/** The refresher's parser of a target feed, with the kinds its lines name and its limits. */
 function parseTarget(target: ImportTarget, bytes: Buffer) {
-  return parseRangeFeed(bytes, target === 'vpnProxy' ? VPN_PROXY_KINDS : undefined, FEED_LIMITS[target]);
+  return parseRangeFeed(bytes, FEEDS[target]?.kinds, feedLimits(target));
 }
 
 /** Records of the feed at the destination, as the refresher counts them; undefined if none. */

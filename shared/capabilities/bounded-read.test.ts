@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { byteLimit, DEFAULT_MAX_BYTES, readBounded } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { FEED_LIMITS } from './feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from './registry.ts';
 import { recognise } from './feeds/importers/formats.ts';
 
 const TOR_LIST_MAX = recognise('torbulkexitlist')!.maxBytes;
@@ -20,9 +20,9 @@ describe('the bound of a location', () => {
 
   it("is else the feed's own, and a generous default for a feed without one or a MaxMind DB", () => {
     expect(byteLimit('torExits', 'https://mirror.example/feeds/tor-exits.txt')).toBe(
-      FEED_LIMITS.torExits.maxBytes,
+      FEED_LIMITS.torExits!.maxBytes,
     );
-    expect(byteLimit('hosting', '/srv/feeds/hosting-ranges.txt')).toBe(FEED_LIMITS.hosting.maxBytes);
+    expect(byteLimit('hosting', '/srv/feeds/hosting-ranges.txt')).toBe(FEED_LIMITS.hosting!.maxBytes);
     expect(byteLimit('asn', '/srv/asn/asn-ipv4-num.csv')).toBe(DEFAULT_MAX_BYTES);
     // An Anonymous IP database for the Tor feed is far larger than a Tor list; its walked text is
     // held to the feed's bound by the range parser.

@@ -7,7 +7,7 @@
  */
 import { FeedError } from './feeds/feed-error.ts';
 import { recogniseTable, recognise } from './feeds/importers/formats.ts';
-import { FEED_LIMITS, type ImportTarget } from './feeds/importers/imported-feed.ts';
+import { FEEDS } from './registry.ts';
 import type { FeedName } from './source.ts';
 
 /**
@@ -40,7 +40,7 @@ export function byteLimit(feed: FeedName, location: string): number {
   // text it is walked into, which the feed's own bound then checks (range-feed.ts): a Tor feed
   // read from an Anonymous IP database must not be held to the 2 MB of a Tor list.
   if (path.toLowerCase().endsWith('.mmdb')) return DEFAULT_MAX_BYTES;
-  return Object.hasOwn(FEED_LIMITS, feed) ? FEED_LIMITS[feed as ImportTarget].maxBytes : DEFAULT_MAX_BYTES;
+  return (Object.hasOwn(FEEDS, feed) ? FEEDS[feed]!.limits?.maxBytes : undefined) ?? DEFAULT_MAX_BYTES;
 }
 
 /**

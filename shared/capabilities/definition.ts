@@ -92,6 +92,27 @@ interface CapabilityParts<Key extends string, Code extends string, Data> {
    * (scoring/replay.test.ts checks both ways).
    */
   replay: StoredFindings<Code>;
+  /**
+   * Its codes' points in score versions, by version id: a version scores the points it was written
+   * with (shared/scoring/weights.ts, frozen for released versions) plus every capability's
+   * declaration for its id. A released version's hash covers its points, so a declaration for one
+   * stops every process at start; new points go into a new candidate version.
+   */
+  points?: Readonly<Record<string, Readonly<Partial<Record<Code, number>>>>>;
+  /**
+   * New candidate score versions it brings: each is the version `from` (its points, rate caps,
+   * gates and posture shift) plus every capability's `points` for the new id. `npm run calibrate`
+   * writes its calibration and lock entry (generated); promotion goes through the backtest.
+   */
+  versions?: readonly CandidateVersion[];
+}
+
+/** A candidate score version a capability adds on top of an earlier one. */
+export interface CandidateVersion {
+  id: string;
+  from: string;
+  /** Why it exists, for the version list in docs/scoring.md. */
+  description: string;
 }
 
 /** The verdict of each code, and for a code that counts more than once, how many times. */

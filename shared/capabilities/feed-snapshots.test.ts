@@ -12,7 +12,8 @@ import { parseRangeFeed } from './feeds/range-feed.ts';
 import { VPN_PROXY_KINDS } from './ip-vpn-proxy/index.ts';
 import { buildRangeSet } from '../resolution/range-set.ts';
 import { loadResolutionData } from '../resolution/resolution-data.ts';
-import { FEED_LIMITS, type FeedLimits } from './feeds/importers/imported-feed.ts';
+import { type FeedLimits } from './feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from './registry.ts';
 import { buildSnapshot, decodeSnapshot } from './snapshots.ts';
 
 const feed = (name: string) => readFileSync(new URL(`../../infra/feeds/${name}`, import.meta.url));
@@ -31,7 +32,7 @@ const data = {
   ),
   ip_network_type: {
     networks,
-    hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'), undefined, FEED_LIMITS.hosting)),
+    hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'), undefined, FEED_LIMITS.hosting!)),
   },
 };
 const resolve = (ip: string) => gatherEvidence({ ip_address: ip }, { data, networks }).ip!;
@@ -92,10 +93,10 @@ describe('the feed snapshots know real subjects of each class', () => {
       parseRangeFeed(feed(name), name.startsWith('vpn') ? VPN_PROXY_KINDS : undefined, limits);
     const systems = (name: string, limits: FeedLimits) =>
       entries(name, limits).filter((e) => e.version === 'as').length;
-    expect(entries('tor-exits.txt', FEED_LIMITS.torExits).length).toBeGreaterThan(1000);
-    expect(entries('vpn-proxy-ranges.txt', FEED_LIMITS.vpnProxy).length).toBeGreaterThan(4000);
-    expect(systems('vpn-proxy-ranges.txt', FEED_LIMITS.vpnProxy)).toBeGreaterThanOrEqual(10);
-    expect(systems('hosting-ranges.txt', FEED_LIMITS.hosting)).toBeGreaterThan(800);
+    expect(entries('tor-exits.txt', FEED_LIMITS.torExits!).length).toBeGreaterThan(1000);
+    expect(entries('vpn-proxy-ranges.txt', FEED_LIMITS.vpnProxy!).length).toBeGreaterThan(4000);
+    expect(systems('vpn-proxy-ranges.txt', FEED_LIMITS.vpnProxy!)).toBeGreaterThanOrEqual(10);
+    expect(systems('hosting-ranges.txt', FEED_LIMITS.hosting!)).toBeGreaterThan(800);
     // No documentation or private address passes for a real subject.
     for (const name of ['tor-exits.txt', 'vpn-proxy-ranges.txt', 'hosting-ranges.txt']) {
       for (const line of feed(name).toString('utf8').split('\n')) {

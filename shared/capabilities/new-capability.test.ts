@@ -14,20 +14,29 @@ import { kindAt } from '../resolution/range-set.ts';
 import { CAPABILITY_BY_NAME, FEED_OWNER, FEEDS } from './registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
 import { feedLocations, fetchFeed } from './sources.ts';
+import { byteLimit } from './bounded-read.ts';
+import { recognise } from './feeds/importers/formats.ts';
+import { FEED_LIMITS } from './registry.ts';
+import { fetchSourceFeed } from './source-fetch.ts';
 
 // A capability added after every version was released, defined in one place with its own feed and
 // source, and registered the way a real one is: one more entry in the list of
 // shared/capabilities/index.ts. Its seed is a two-line test fixture written here.
-const { addedLater, seed } = await vi.hoisted(async () => {
+const { addedLater, seed, published } = await vi.hoisted(async () => {
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const seed = join(mkdtempSync(join(tmpdir(), 'frs-added-')), 'added-list.txt');
   writeFileSync(seed, '# as-of: 2026-11-20T00:00:00Z\n# test fixture\n192.0.2.10\n198.51.100.0/24\n');
+  // Its publisher's file, in a format of its own: `address,first seen` with a header line.
+  const published = join(mkdtempSync(join(tmpdir(), 'frs-added-pub-')), 'added-list.csv');
+  writeFileSync(published, 'address,first_seen\n192.0.2.10,2026-11-01\n192.0.2.77,2026-11-02\n');
   const { encode, file, length, parsing } = await import('./snapshot-format.ts');
   const { parseRangeFeed } = await import('./feeds/range-feed.ts');
   const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('../resolution/range-set.ts');
   const { addressKeyOf } = await import('../resolution/ip.ts');
+  const { imported } = await import('./feeds/importers/imported-feed.ts');
+  const { FeedError } = await import('./feeds/feed-error.ts');
   const DAY = 86_400;
   const def: CapabilityDefinition<
     'ip_added_later',
@@ -48,7 +57,30 @@ const { addedLater, seed } = await vi.hoisted(async () => {
         description: 'Addresses on the added list, one address or CIDR per line',
         layout: 'file',
         seed: { path: () => seed },
-        publishers: ['https://lists.example.invalid/added-list.txt'],
+        publishers: ['https://lists.example.invalid/added-list.csv'],
+        // Its publisher's format and its importer, declared here: formats.ts gathers them.
+        formats: [
+          {
+            name: 'added list CSV',
+            fileName: /(^|\/)added-list\.csv$/,
+            importer: (bytes, fetchedAt, limits) => {
+              const [header, ...rows] = bytes.toString('utf8').trim().split('\n');
+              if (header !== 'address,first_seen') throw new FeedError('not an added list CSV');
+              return imported(
+                'addedList',
+                'added list CSV',
+                fetchedAt,
+                rows.map((r) => r.split(',')[0]!),
+                limits,
+              );
+            },
+            minRecords: 1,
+            maxBytes: 4096,
+            maxRecords: 100,
+            datedByFetch: true,
+          },
+        ],
+        limits: { minPrefix: { v4: 24, v6: 48 }, maxBytes: 65_536, maxRecords: 1000 },
         refreshEveryS: 3 * 3600,
         minRecords: 1,
         maxDataAgeS: 2 * DAY,
@@ -78,7 +110,7 @@ const { addedLater, seed } = await vi.hoisted(async () => {
         : { verdict: 'clean', detail: 'IP_ADDED_UNLISTED' };
     },
   };
-  return { addedLater: def, seed };
+  return { addedLater: def, seed, published };
 });
 vi.mock('./index.ts', async (importOriginal) => {
   const real = await importOriginal<typeof import('./index.ts')>();
@@ -122,6 +154,24 @@ describe('a capability added in one folder and one line', () => {
       feedLocations(loadConfig({ FEED_ADDED_LIST: 'https://mirror.example.invalid/a.txt' })).addedList,
     ).toBe('https://mirror.example.invalid/a.txt');
     expect(() => loadConfig({ FEED_ADDED_LIST: '' })).toThrow(/FEED_ADDED_LIST/);
+  });
+
+  it('brings its publisher format and limits: recognised, bounded and imported by the refresher', async () => {
+    const url = 'https://lists.example.invalid/added-list.csv';
+    expect(recognise(url)).toMatchObject({ name: 'added list CSV', feed: 'addedList' });
+    expect(byteLimit('addedList', url)).toBe(4096);
+    expect(byteLimit('addedList', '/srv/feeds/added-list.txt')).toBe(65_536);
+    expect(FEED_LIMITS.addedList).toBe(addedLater.sources.addedList!.limits);
+    const fetched = await fetchSourceFeed('addedList', published, {
+      timeoutMs: 1000,
+      known: {},
+      now: new Date(),
+    });
+    const text = fetched.files!.get('')!.toString('utf8');
+    expect(text).toMatch(/^# as-of: /);
+    expect(text).toContain('\n192.0.2.77\n');
+    const name = 'ip_added_later' as SnapshotName;
+    expect(buildSnapshot(name, { addedList: fetched.files! }).entries).toBe(2);
   });
 
   it('is fetched from its seed and built into its snapshot as the refresher does', async () => {

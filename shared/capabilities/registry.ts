@@ -9,6 +9,7 @@
  */
 import type { CapabilityDefinition } from './definition.ts';
 import { CAPABILITY_DEFINITIONS, type CapabilityDefinitions } from './index.ts';
+import type { FeedLimits } from './feeds/importers/imported-feed.ts';
 import type { FeedName, FeedSource } from './source.ts';
 
 type ComponentKey = CapabilityDefinitions['key'];
@@ -21,6 +22,19 @@ type ComponentKey = CapabilityDefinitions['key'];
 export const FEEDS: Readonly<Record<string, FeedSource>> = feedsOf(CAPABILITY_DEFINITIONS);
 
 export type { FeedName };
+
+/** What each list feed may hold, as its source declares (`limits`). */
+export const FEED_LIMITS: Readonly<Record<FeedName, FeedLimits>> = Object.fromEntries(
+  Object.entries(FEEDS).flatMap(([name, s]) => (s.limits ? [[name, s.limits]] : [])),
+);
+
+/** A list feed's limits; a feed that declares none cannot be imported into. */
+export function feedLimits(feed: FeedName): FeedLimits {
+  const limits = FEED_LIMITS[feed];
+  if (!limits)
+    throw new Error(`feed ${feed} declares no limits (source.ts): nothing can be imported into it`);
+  return limits;
+}
 
 /** Which capability declares each feed. */
 export const FEED_OWNER: ReadonlyMap<FeedName, ComponentKey> = new Map(

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BYTES } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
 import { recognise, recogniseTable } from './feeds/importers/formats.ts';
-import { FEED_LIMITS } from './feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from './registry.ts';
 import { FEEDS } from './registry.ts';
 import { fetchSourceFeed, type LocationState } from './source-fetch.ts';
 import { fetchFeed } from './sources.ts';
@@ -172,7 +172,7 @@ describe('a file larger than it may be', () => {
       fetchSourceFeed('hosting', `${base}/slow/hosting-ranges.txt`, withTimeout(30_000)),
     ).rejects.toThrow(
       new FeedError(
-        `hosting: ${hostOf()} announces 300000000 bytes, more than the ${FEED_LIMITS.hosting.maxBytes} this file may have: not read`,
+        `hosting: ${hostOf()} announces 300000000 bytes, more than the ${FEED_LIMITS.hosting!.maxBytes} this file may have: not read`,
       ),
     );
     expect(performance.now() - started).toBeLessThan(5000);
@@ -246,9 +246,9 @@ describe('a file larger than it may be', () => {
       );
       // A file in the project's format: the feed's own bound.
       const own = join(dir, 'tor-exits.txt');
-      await writeFile(own, Buffer.alloc(FEED_LIMITS.torExits.maxBytes + 1, 0x0a));
+      await writeFile(own, Buffer.alloc(FEED_LIMITS.torExits!.maxBytes + 1, 0x0a));
       await expect(fetchSourceFeed('torExits', own, withTimeout(2000))).rejects.toThrow(
-        `torExits: tor-exits.txt has ${FEED_LIMITS.torExits.maxBytes + 1} bytes, more than the ${FEED_LIMITS.torExits.maxBytes}`,
+        `torExits: tor-exits.txt has ${FEED_LIMITS.torExits!.maxBytes + 1} bytes, more than the ${FEED_LIMITS.torExits!.maxBytes}`,
       );
       await writeFile(list, torList(TOR_LIST_MAX));
       const got = await fetchSourceFeed('torExits', list, withTimeout(2000));

@@ -18,10 +18,15 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { byteLimit, pathOf, readBounded } from './bounded-read.ts';
 import { FeedError } from './feeds/feed-error.ts';
-import { recognise, recogniseTable, type PublicFormat, type TableFormat } from './feeds/importers/formats.ts';
+import {
+  recognise,
+  recogniseTable,
+  type PublicFormat,
+  type PublicTableFormat,
+} from './feeds/importers/formats.ts';
 import { mergeTables, type ImportedTable } from './feeds/importers/network-tables.ts';
 import { mergeImports, type ImportedFeed } from './feeds/importers/imported-feed.ts';
-import { FEEDS, type FeedName } from './registry.ts';
+import { FEEDS, feedLimits, type FeedName } from './registry.ts';
 import { fetchFeed, fetchOne } from './sources.ts';
 import { errorMessage } from '../error-message.ts';
 
@@ -103,7 +108,7 @@ function importOne(feed: FeedName, format: PublicFormat, bytes: Buffer, now: Dat
   }
   let result: ImportedFeed;
   try {
-    result = format.importer(bytes, now);
+    result = format.importer(bytes, now, feedLimits(feed));
   } catch (err) {
     throw new FeedError(`${feed}: ${format.name}: ${errorMessage(err)}`);
   }
@@ -157,7 +162,7 @@ async function fetchParts(
 }
 
 /** Imports one publisher's file of a table feed and checks it on its own. */
-function importTable(feed: FeedName, format: TableFormat, bytes: Buffer, now: Date): ImportedTable {
+function importTable(feed: FeedName, format: PublicTableFormat, bytes: Buffer, now: Date): ImportedTable {
   let result: ImportedTable;
   try {
     result = format.importer(bytes, now);
@@ -182,7 +187,7 @@ function importTable(feed: FeedName, format: TableFormat, bytes: Buffer, now: Da
 async function fetchTableFeed(
   feed: FeedName,
   parts: readonly string[],
-  formats: readonly TableFormat[],
+  formats: readonly PublicTableFormat[],
   opts: FetchOptions,
 ): Promise<FetchedFeed> {
   const { bytes, identity, state } = await fetchParts(feed, parts, opts);
@@ -216,7 +221,7 @@ export async function fetchSourceFeed(
     .filter((p) => p !== '');
   const tables = parts.map((p) => recogniseTable(pathOf(p), feed));
   if (Array.isArray(source.layout) && tables.every((t) => t !== undefined)) {
-    return fetchTableFeed(feed, parts, tables as TableFormat[], opts);
+    return fetchTableFeed(feed, parts, tables as PublicTableFormat[], opts);
   }
   const formats = parts.map(formatOf);
   const imported = formats.some((f) => f !== undefined);

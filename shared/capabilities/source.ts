@@ -5,6 +5,8 @@
  * (registry.ts), never listed again elsewhere.
  */
 import { fileURLToPath } from 'node:url';
+import type { ListFormat, TableFormat } from './feeds/importers/format.ts';
+import type { FeedLimits } from './feeds/importers/imported-feed.ts';
 
 /** The checked-in snapshots a machine without internet starts from. */
 export const SEED_DIR = fileURLToPath(new URL('../../infra/feeds', import.meta.url));
@@ -24,11 +26,25 @@ export interface FeedSource {
    */
   seed: { file: string } | { path: () => string };
   /**
-   * The publisher's public files (importers/formats.ts recognises each by its path and imports it),
-   * fetched by a deployment that points the feed at them (docker-compose.yml does). Empty: the feed
-   * is read only in the project's own format.
+   * The publisher's public files (recognised by their paths among `formats` or `tables` and
+   * imported), fetched by a deployment that points the feed at them (docker-compose.yml does).
+   * Empty: the feed is read only in the project's own format.
    */
   publishers: readonly string[];
+  /**
+   * The publishers' list formats it can be made from (`feeds:update` and the refresher read them
+   * into its lines; importers/formats.ts gathers every source's).
+   */
+  formats?: readonly ListFormat[];
+  /** The publishers' table formats it can be made from (a table feed: `layout` names its files). */
+  tables?: readonly TableFormat[];
+  /**
+   * What its file may hold (a list of addresses and ranges): checked when `feeds:update` writes it,
+   * when a publisher's file is imported into it and when the refresher reads it.
+   */
+  limits?: FeedLimits;
+  /** The kinds its lines name after the range (`address,kind`), when they name one. */
+  kinds?: readonly string[];
   /**
    * With no publisher: why, in a phrase that completes "it changes only with a release of the
    * service, or when an operator replaces it: ..." (health lists the feed; the start banner says

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../capabilities/feeds/range-feed.ts';
-import { FEED_LIMITS } from '../capabilities/feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from '../capabilities/registry.ts';
 import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
 import { buildRangeSet } from './range-set.ts';
 import { gatherEvidence, type CapabilityData } from '../scoring/evidence.ts';
@@ -63,11 +63,11 @@ beforeAll(() => {
   networks = loadResolutionData().networks;
   lists = {
     ip_vpn_proxy: buildRangeSet(
-      parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy),
+      parseRangeFeed(feed('vpn-proxy-ranges.txt'), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy!),
     ),
     ip_network_type: {
       networks,
-      hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'), undefined, FEED_LIMITS.hosting)),
+      hosting: buildRangeSet(parseRangeFeed(feed('hosting-ranges.txt'), undefined, FEED_LIMITS.hosting!)),
     },
   };
   const v4 = networks.asnV4;

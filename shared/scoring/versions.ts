@@ -14,6 +14,12 @@ import { VERSION_DEFINITIONS } from './weights.ts';
 function loadVersions(): ScoreVersion[] {
   const lock = readLock();
   return VERSION_DEFINITIONS.map((def) => {
+    if (!(def.id in lock)) {
+      throw new Error(
+        `score version ${def.id} is not calibrated (no entry in versions.lock.json): npm run calibrate ` +
+          'generates its calibration/<id>.json and its lock entry',
+      );
+    }
     const v = resolveVersion(def, readCalibrationFile(def.id));
     if (lock[def.id] !== v.hash) {
       throw new Error(

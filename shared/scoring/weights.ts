@@ -1,4 +1,6 @@
 import type { Band, Verdict } from '../vocabulary/score-terms.ts';
+import type { CandidateVersion } from '../capabilities/definition.ts';
+import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
 import type { ReasonCode } from './reason-codes.ts';
 
 /**
@@ -126,8 +128,8 @@ const GATES_2026_12: VersionDefinition['gates'] = {
   medium: ['elevated', 'adverse'],
 };
 
-/** Oldest first; the newest live version is the default. */
-export const VERSION_DEFINITIONS: readonly VersionDefinition[] = [
+/** The versions as written here, oldest first; capabilities add candidates and points (below). */
+const WRITTEN_VERSIONS: readonly VersionDefinition[] = [
   {
     // Retired: weighed an unclassified network as heavily as hosting, which over-ranked new ASNs.
     id: '2026.02.0',
@@ -196,3 +198,47 @@ export const VERSION_DEFINITIONS: readonly VersionDefinition[] = [
     postureShift: 1,
   },
 ];
+
+/** What versionsWith reads of a capability: its points by version and the candidates it adds. */
+interface VersionContribution {
+  key: string;
+  points?: Readonly<Record<string, Readonly<Partial<Record<string, number>>>>>;
+  versions?: readonly CandidateVersion[];
+}
+
+/**
+ * The written versions, then each candidate a capability declares (its `from` version copied under
+ * the new id, as a candidate), each with every capability's points for its id added. A candidate
+ * whose id exists or whose `from` does not, or points for a version nobody declares, is an error
+ * at load: a typo must not silently score nothing.
+ */
+export function versionsWith(
+  written: readonly VersionDefinition[],
+  contributions: readonly VersionContribution[],
+): VersionDefinition[] {
+  const out = [...written];
+  for (const c of contributions) {
+    for (const v of c.versions ?? []) {
+      const from = out.find((d) => d.id === v.from);
+      if (!from) throw new Error(`${c.key}: candidate ${v.id} is built from ${v.from}, which does not exist`);
+      if (out.some((d) => d.id === v.id)) throw new Error(`${c.key}: score version ${v.id} exists already`);
+      out.push({ ...from, id: v.id, status: 'candidate', points: { ...from.points } });
+    }
+  }
+  const ids = new Set(out.map((d) => d.id));
+  for (const c of contributions) {
+    for (const id of Object.keys(c.points ?? {})) {
+      if (!ids.has(id)) throw new Error(`${c.key}: points for score version ${id}, which does not exist`);
+    }
+  }
+  return out.map((d) => {
+    const added = contributions.map((c) => c.points?.[d.id]).filter((p) => p !== undefined);
+    return added.length === 0 ? d : { ...d, points: Object.assign({ ...d.points }, ...added) };
+  });
+}
+
+/** Oldest first; the newest live version is the default. */
+export const VERSION_DEFINITIONS: readonly VersionDefinition[] = versionsWith(
+  WRITTEN_VERSIONS,
+  CAPABILITY_DEFINITIONS,
+);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../snapshots.ts';
 import { FeedError } from './feed-error.ts';
 import { importAwsIpRanges, importGoogleCloudJson } from './importers/cloud-ranges.ts';
-import { FEED_LIMITS } from './importers/imported-feed.ts';
+import { FEED_LIMITS } from '../registry.ts';
 import { importVpnServerList } from './importers/network-lists.ts';
 import { importRirDelegated } from './importers/rir-delegated.ts';
 import { importTorBulkExitList } from './importers/tor-bulk-exit-list.ts';
@@ -87,18 +87,20 @@ describe('the address grammar', () => {
 describe('each importer refuses what is not an address, naming the line', () => {
   it('the Tor exit list, at the first bad line', () => {
     for (const bad of NOT_CANONICAL) {
-      expect(() => importTorBulkExitList(buf(`185.220.101.1\n${bad}\n185.220.101.2\n`), FETCHED)).toThrow(
-        'line 2: not an IP address',
-      );
+      expect(() =>
+        importTorBulkExitList(buf(`185.220.101.1\n${bad}\n185.220.101.2\n`), FETCHED, FEED_LIMITS.torExits!),
+      ).toThrow('line 2: not an IP address');
     }
   });
 
   it('the Tor exit list, past its record bound', () => {
     const many = Array.from(
-      { length: FEED_LIMITS.torExits.maxRecords + 1 },
+      { length: FEED_LIMITS.torExits!.maxRecords + 1 },
       (_, i) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
     ).join('\n');
-    expect(() => importTorBulkExitList(buf(many), FETCHED)).toThrow('20001 records, more than the 20000');
+    expect(() => importTorBulkExitList(buf(many), FETCHED, FEED_LIMITS.torExits!)).toThrow(
+      '20001 records, more than the 20000',
+    );
   });
 
   it('the cloud range files, an entry too wide or not canonical', () => {
@@ -110,23 +112,31 @@ describe('each importer refuses what is not an address, naming the line', () => 
           ipv6_prefixes: [{ ipv6_prefix: v6 }],
         }),
       );
-    expect(importAwsIpRanges(aws('3.5.144.0/22')).records).toBe(3);
-    expect(() => importAwsIpRanges(aws('0.0.0.0/0'))).toThrow(
+    expect(importAwsIpRanges(aws('3.5.144.0/22'), new Date(), FEED_LIMITS.hosting!).records).toBe(3);
+    expect(() => importAwsIpRanges(aws('0.0.0.0/0'), new Date(), FEED_LIMITS.hosting!)).toThrow(
       'prefixes[1].ip_prefix: not an IPv4 CIDR: /0 is wider',
     );
-    expect(() => importAwsIpRanges(aws('3.5.144/22'))).toThrow('prefixes[1].ip_prefix: not an IPv4 CIDR');
-    expect(() => importAwsIpRanges(aws('3.5.144.0'))).toThrow('no prefix length');
-    expect(() => importAwsIpRanges(aws('3.5.144.0/22', '::/0'))).toThrow('ipv6_prefixes[0].ipv6_prefix');
-    expect(() => importAwsIpRanges(aws('3.5.144.0/22', '2600::/16'))).toThrow(
-      '/16 is wider than this feed accepts (/19',
+    expect(() => importAwsIpRanges(aws('3.5.144/22'), new Date(), FEED_LIMITS.hosting!)).toThrow(
+      'prefixes[1].ip_prefix: not an IPv4 CIDR',
     );
+    expect(() => importAwsIpRanges(aws('3.5.144.0'), new Date(), FEED_LIMITS.hosting!)).toThrow(
+      'no prefix length',
+    );
+    expect(() => importAwsIpRanges(aws('3.5.144.0/22', '::/0'), new Date(), FEED_LIMITS.hosting!)).toThrow(
+      'ipv6_prefixes[0].ipv6_prefix',
+    );
+    expect(() =>
+      importAwsIpRanges(aws('3.5.144.0/22', '2600::/16'), new Date(), FEED_LIMITS.hosting!),
+    ).toThrow('/16 is wider than this feed accepts (/19');
     const google = buf(
       JSON.stringify({
         syncToken: '1763990000000',
         prefixes: [{ ipv4Prefix: '034.1.0.0/16' }],
       }),
     );
-    expect(() => importGoogleCloudJson(google)).toThrow('prefixes[0].ipv4Prefix');
+    expect(() => importGoogleCloudJson(google, new Date(), FEED_LIMITS.hosting!)).toThrow(
+      'prefixes[0].ipv4Prefix',
+    );
   });
 
   it('the cloud range files, a prefix with host bits set, naming it rather than widening it', () => {
@@ -138,13 +148,17 @@ describe('each importer refuses what is not an address, naming the line', () => 
           ipv6_prefixes: [{ ipv6_prefix: v6 }],
         }),
       );
-    expect(importAwsIpRanges(aws('1.2.3.0/24')).lines).toContain('1.2.3.0/24 # Amazon Web Services');
-    expect(() => importAwsIpRanges(aws('1.2.3.4/8'))).toThrow(
+    expect(importAwsIpRanges(aws('1.2.3.0/24'), new Date(), FEED_LIMITS.hosting!).lines).toContain(
+      '1.2.3.0/24 # Amazon Web Services',
+    );
+    expect(() => importAwsIpRanges(aws('1.2.3.4/8'), new Date(), FEED_LIMITS.hosting!)).toThrow(
       new FeedError(
         "prefixes[1].ip_prefix: not an IPv4 CIDR: '1.2.3.4/8' has host bits set: the network is 1.0.0.0/8",
       ),
     );
-    expect(() => importAwsIpRanges(aws('1.2.3.0/24', '2001:db8::1/32'))).toThrow(
+    expect(() =>
+      importAwsIpRanges(aws('1.2.3.0/24', '2001:db8::1/32'), new Date(), FEED_LIMITS.hosting!),
+    ).toThrow(
       new FeedError(
         "ipv6_prefixes[0].ipv6_prefix: not an IPv6 CIDR: '2001:db8::1/32' has host bits set: the network is 2001:db8::/32",
       ),
@@ -152,7 +166,7 @@ describe('each importer refuses what is not an address, naming the line', () => 
     const google = buf(
       JSON.stringify({ syncToken: '1763990000000', prefixes: [{ ipv4Prefix: '1.2.3.4/8' }] }),
     );
-    expect(() => importGoogleCloudJson(google)).toThrow(
+    expect(() => importGoogleCloudJson(google, new Date(), FEED_LIMITS.hosting!)).toThrow(
       "prefixes[0].ipv4Prefix: not an IPv4 CIDR: '1.2.3.4/8'",
     );
   });
@@ -160,21 +174,43 @@ describe('each importer refuses what is not an address, naming the line', () => 
   it('the registry statistics, a non-canonical start or a block wider than IANA hands out', () => {
     const rir = (record: string) =>
       buf(`2|ripencc|20261124|1|19830705|20261123|+0000\nripencc|*|ipv4|*|1|summary\n${record}\n`);
-    expect(importRirDelegated(rir('ripencc|NL|ipv4|185.1.0.0|256|20100101|allocated')).records).toBe(1);
-    expect(() => importRirDelegated(rir('ripencc|NL|ipv4|185.01.0.0|256|20100101|allocated'))).toThrow(
-      'line 3: not an IPv4 start',
-    );
-    expect(() => importRirDelegated(rir('ripencc|NL|ipv4|0.0.0.0|4294967296|20100101|allocated'))).toThrow(
-      'line 3: a block wider than /8',
-    );
+    expect(
+      importRirDelegated(
+        rir('ripencc|NL|ipv4|185.1.0.0|256|20100101|allocated'),
+        new Date(),
+        FEED_LIMITS.allocatedRanges!,
+      ).records,
+    ).toBe(1);
+    expect(() =>
+      importRirDelegated(
+        rir('ripencc|NL|ipv4|185.01.0.0|256|20100101|allocated'),
+        new Date(),
+        FEED_LIMITS.allocatedRanges!,
+      ),
+    ).toThrow('line 3: not an IPv4 start');
+    expect(() =>
+      importRirDelegated(
+        rir('ripencc|NL|ipv4|0.0.0.0|4294967296|20100101|allocated'),
+        new Date(),
+        FEED_LIMITS.allocatedRanges!,
+      ),
+    ).toThrow('line 3: a block wider than /8');
     const v6 = (record: string) =>
       buf(`2|ripencc|20261124|1|19830705|20261123|+0000\nripencc|*|ipv6|*|1|summary\n${record}\n`);
-    expect(() => importRirDelegated(v6('ripencc|NL|ipv6|::|0|20100101|allocated'))).toThrow(
-      'line 3: /0 is wider than /12',
-    );
-    expect(() => importRirDelegated(v6('ripencc|NL|ipv6|2001:db8::%1|32|20100101|allocated'))).toThrow(
-      'line 3: not an IPv6 start',
-    );
+    expect(() =>
+      importRirDelegated(
+        v6('ripencc|NL|ipv6|::|0|20100101|allocated'),
+        new Date(),
+        FEED_LIMITS.allocatedRanges!,
+      ),
+    ).toThrow('line 3: /0 is wider than /12');
+    expect(() =>
+      importRirDelegated(
+        v6('ripencc|NL|ipv6|2001:db8::%1|32|20100101|allocated'),
+        new Date(),
+        FEED_LIMITS.allocatedRanges!,
+      ),
+    ).toThrow('line 3: not an IPv6 start');
   });
 
   it('a VPN server list skips a few stray lines, counts them, and refuses past one in a hundred', () => {
@@ -217,33 +253,35 @@ describe('range feeds read for a snapshot', () => {
     );
     expect(() => parseRangeFeed(buf('::/0\n'))).toThrow('line 1');
     expect(() => parseRangeFeed(buf('::ffff:0:0/96\n'))).toThrow('line 1');
-    expect(() => parseRangeFeed(buf('185.220.96.0/21\n'), undefined, FEED_LIMITS.torExits)).toThrow('line 1');
+    expect(() => parseRangeFeed(buf('185.220.96.0/21\n'), undefined, FEED_LIMITS.torExits!)).toThrow(
+      'line 1',
+    );
     expect(() => parseRangeFeed(buf('017.1.1.1\n'))).toThrow('line 1: not an IP address or CIDR');
   });
 
   it('refuse a range with host bits set, naming the line, and read an aligned one as it is', () => {
-    expect(() => parseRangeFeed(buf('1.2.3.0/24\n1.2.3.4/8\n'), undefined, FEED_LIMITS.hosting)).toThrow(
+    expect(() => parseRangeFeed(buf('1.2.3.0/24\n1.2.3.4/8\n'), undefined, FEED_LIMITS.hosting!)).toThrow(
       new FeedError(
         "line 2: not an IP address or CIDR: '1.2.3.4/8' has host bits set: the network is 1.0.0.0/8",
       ),
     );
-    expect(() => parseRangeFeed(buf('# hosting\n2001:db8::1/32\n'), undefined, FEED_LIMITS.hosting)).toThrow(
+    expect(() => parseRangeFeed(buf('# hosting\n2001:db8::1/32\n'), undefined, FEED_LIMITS.hosting!)).toThrow(
       "line 2: not an IP address or CIDR: '2001:db8::1/32' has host bits set: the network is 2001:db8::/32",
     );
     expect(() => parseRangeFeed(buf('192.0.2.0/24,vpn\n1.2.3.4/12,vpn\n'), ['vpn'])).toThrow('line 2');
-    expect(parseRangeFeed(buf('1.2.3.0/24 # Example Cloud\n'), undefined, FEED_LIMITS.hosting)).toEqual([
+    expect(parseRangeFeed(buf('1.2.3.0/24 # Example Cloud\n'), undefined, FEED_LIMITS.hosting!)).toEqual([
       { version: 4, start: 0x01020300n, end: 0x010203ffn, kind: 1, service: 'Example Cloud' },
     ]);
   });
 
   it('refuse a file larger than the feed may be before reading it as text, and one with too many records', () => {
-    const huge = Buffer.alloc(FEED_LIMITS.torExits.maxBytes + 1, 0x0a);
-    expect(() => parseRangeFeed(huge, undefined, FEED_LIMITS.torExits)).toThrow(
+    const huge = Buffer.alloc(FEED_LIMITS.torExits!.maxBytes + 1, 0x0a);
+    expect(() => parseRangeFeed(huge, undefined, FEED_LIMITS.torExits!)).toThrow(
       new FeedError(
-        `${huge.length} bytes, more than the ${FEED_LIMITS.torExits.maxBytes} this feed may have`,
+        `${huge.length} bytes, more than the ${FEED_LIMITS.torExits!.maxBytes} this feed may have`,
       ),
     );
-    const limits = { ...FEED_LIMITS.torExits, maxRecords: 2 };
+    const limits = { ...FEED_LIMITS.torExits!, maxRecords: 2 };
     expect(() => parseRangeFeed(buf('192.0.2.1\n192.0.2.2\n192.0.2.3\n'), undefined, limits)).toThrow(
       'line 3: more than the 2 records',
     );

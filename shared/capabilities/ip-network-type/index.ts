@@ -2,7 +2,14 @@ import { buildIpNetworks, NETWORK_FILES, type IpNetworks } from '../../resolutio
 import { networkArrays, networkHeader, networksFrom } from '../../resolution/resolution-cache.ts';
 import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
-import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import {
+  ALLOCATION_FORMATS,
+  ALLOCATION_LIMITS,
+  ASN_TABLES,
+  COUNTRY_TABLES,
+  HOSTING_FORMATS,
+  HOSTING_LIMITS,
+} from './formats.ts';
 import { asnFilesOf, asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { IP_PRIVACY_RELAY } from '../ip-not-anonymised.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
@@ -54,6 +61,7 @@ export const ipNetworkType = defineCapability({
       seed: { path: () => dataPackages().asn.dir },
       // Rebuilt from the global routing table every hour; public domain (PDDL 1.0).
       publishers: ['https://iptoasn.com/data/ip2asn-v4.tsv.gz', 'https://iptoasn.com/data/ip2asn-v6.tsv.gz'],
+      tables: ASN_TABLES,
       refreshEveryS: DAY,
       minRecords: 100_000,
       maxDataAgeS: 120 * DAY,
@@ -66,6 +74,7 @@ export const ipNetworkType = defineCapability({
       seed: { path: () => dataPackages().ipCountry.dir },
       // The country each block is registered in, from the same daily files as the allocations.
       publishers: RIR_STATISTICS,
+      tables: COUNTRY_TABLES,
       refreshEveryS: DAY,
       minRecords: 100_000,
       maxDataAgeS: 120 * DAY,
@@ -81,6 +90,8 @@ export const ipNetworkType = defineCapability({
         'https://www.gstatic.com/ipranges/cloud.json',
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
       ],
+      formats: HOSTING_FORMATS,
+      limits: HOSTING_LIMITS,
       refreshEveryS: DAY,
       // The data-centre list alone names some 900 systems; the cloud files hold thousands of prefixes.
       minRecords: 500,
@@ -94,6 +105,8 @@ export const ipNetworkType = defineCapability({
       // Not checked in: the registry tables above already say what was allocated by their date.
       seed: { file: 'allocated-ranges.txt' },
       publishers: RIR_STATISTICS,
+      formats: ALLOCATION_FORMATS,
+      limits: ALLOCATION_LIMITS,
       refreshEveryS: DAY,
       // The smallest registry alone has several thousand address records.
       minRecords: 1000,
@@ -129,12 +142,20 @@ export const ipNetworkType = defineCapability({
       const hostingEntries = parsing(
         'hosting',
         () =>
-          parseRangeFeed(asRangeFeedText('hosting', file(files, 'hosting')), undefined, FEED_LIMITS.hosting),
+          parseRangeFeed(
+            asRangeFeedText('hosting', file(files, 'hosting'), HOSTING_LIMITS),
+            undefined,
+            HOSTING_LIMITS,
+          ),
         length,
       );
       const hosting = buildRangeSet(hostingEntries);
       const allocationEntries = files.allocatedRanges
-        ? parsing('allocatedRanges', () => parseRangeFeed(file(files, 'allocatedRanges')), length)
+        ? parsing(
+            'allocatedRanges',
+            () => parseRangeFeed(file(files, 'allocatedRanges'), undefined, ALLOCATION_LIMITS),
+            length,
+          )
         : [];
       return {
         payload: encode(networkHeader(networks), {

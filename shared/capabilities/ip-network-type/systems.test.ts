@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import type { IpFacts } from '../../resolution/ip.ts';
 import { addressKeyOf } from '../../resolution/ip.ts';
 import { buildRangeSet } from '../../resolution/range-set.ts';
-import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from '../registry.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { ipNetworkType } from './index.ts';
 
 const hosting = buildRangeSet(
-  parseRangeFeed(Buffer.from('AS37170 # UNILAG\nAS20473 # Vultr\n'), undefined, FEED_LIMITS.hosting),
+  parseRangeFeed(Buffer.from('AS37170 # UNILAG\nAS20473 # Vultr\n'), undefined, FEED_LIMITS.hosting!),
 );
 const ip = (over: Partial<IpFacts>): IpFacts => ({
   address: '196.45.48.1',

@@ -1,6 +1,9 @@
 import { correctedAway, IP_OPERATOR_CORRECTED } from '../corrections.ts';
 import { defineCapability, DAY, HOUR } from '../definition.ts';
-import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import type { ListFormat } from '../feeds/importers/format.ts';
+import type { FeedLimits } from '../feeds/importers/imported-feed.ts';
+import { importAsnList, importVpnServerList, VPN_SERVER_LISTS } from '../feeds/importers/network-lists.ts';
+import { importPrivateRelayEgress } from '../feeds/importers/private-relay.ts';
 import { asRangeFeedText } from '../feeds/importers/mmdb.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import {
@@ -25,6 +28,55 @@ import {
 
 /** Kinds of the range feed: 1 = vpn, 2 = proxy, 3 = relay (a privacy relay's egress, benign). */
 export const VPN_PROXY_KINDS = ['vpn', 'proxy', 'relay'] as const;
+
+const MB = 1024 * 1024;
+
+/**
+ * VPN servers and VPN providers' own networks: /16 and /29 are the widest today; a VPN provider
+ * announcing more than a /12 or a /24 would be a carrier, not a VPN. Its size is set by the privacy
+ * relays' egress ranges it may carry (some 300,000).
+ */
+const LIMITS: FeedLimits = {
+  minPrefix: { v4: 12, v6: 24 },
+  maxBytes: 96 * MB,
+  maxRecords: 1_500_000,
+  systems: true,
+};
+
+const FORMATS: readonly ListFormat[] = [
+  ...Object.entries(VPN_SERVER_LISTS).map(([file, provider]): ListFormat => ({
+    // Hundreds to thousands of servers per provider.
+    name: `${provider} server list`,
+    fileName: new RegExp(`(^|/)vpn/ips/${file}\\.txt$`),
+    importer: importVpnServerList(provider),
+    minRecords: 100,
+    maxBytes: 8 * MB,
+    maxRecords: 100_000,
+    datedByFetch: true,
+  })),
+  {
+    // Apple's iCloud Private Relay egress list: hundreds of thousands of IPv4 and IPv6 ranges.
+    name: 'iCloud Private Relay egress ranges',
+    fileName: /(^|\/)egress-ip-ranges\.csv$/,
+    importer: importPrivateRelayEgress,
+    minRecords: 10000,
+    // Some 15 MB and 300,000 ranges in recent copies: a few times that, not ten, since the feed it
+    // joins is itself bounded.
+    maxBytes: 64 * MB,
+    maxRecords: 1_000_000,
+    datedByFetch: true,
+  },
+  {
+    // A dozen or more VPN providers' own networks (15 systems in 2026).
+    name: 'VPN provider AS list',
+    fileName: /(^|\/)vpn\/ASN\.txt$/,
+    importer: importAsnList('vpnProxy', 'VPN provider AS list'),
+    minRecords: 10,
+    maxBytes: 1 * MB,
+    maxRecords: 1_000,
+    datedByFetch: true,
+  },
+];
 
 /** Whether the address is a known VPN or proxy endpoint: a range export. */
 export const ipVpnProxy = defineCapability({
@@ -53,6 +105,9 @@ export const ipVpnProxy = defineCapability({
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/pia.txt',
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/protonvpn.txt',
       ],
+      formats: FORMATS,
+      limits: LIMITS,
+      kinds: VPN_PROXY_KINDS,
       refreshEveryS: DAY,
       // A dozen or more providers' networks, each announcing several prefixes.
       minRecords: 50,
@@ -70,9 +125,9 @@ export const ipVpnProxy = defineCapability({
         'vpnProxy',
         () =>
           parseRangeFeed(
-            asRangeFeedText('vpnProxy', file(files, 'vpnProxy')),
+            asRangeFeedText('vpnProxy', file(files, 'vpnProxy'), LIMITS),
             VPN_PROXY_KINDS,
-            FEED_LIMITS.vpnProxy,
+            LIMITS,
           ),
         length,
       );

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { IpFacts } from '../../resolution/ip.ts';
 import { addressKeyOf } from '../../resolution/ip.ts';
 import { buildRangeSet } from '../../resolution/range-set.ts';
-import { FEED_LIMITS } from '../feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from '../registry.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { ipVpnProxy, VPN_PROXY_KINDS } from './index.ts';
 
@@ -17,7 +17,7 @@ const set = buildRangeSet(
       '# as-of: 2026-11-20T00:00:00Z\n185.65.134.0/24,vpn # Mullvad VPN\nAS209854,vpn # Surfshark\n',
     ),
     VPN_PROXY_KINDS,
-    FEED_LIMITS.vpnProxy,
+    FEED_LIMITS.vpnProxy!,
   ),
 );
 

@@ -18,7 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Band, Verdict } from '../../vocabulary/score-terms.ts';
 import { parseRangeFeed } from '../../capabilities/feeds/range-feed.ts';
-import { FEED_LIMITS } from '../../capabilities/feeds/importers/imported-feed.ts';
+import { FEED_LIMITS } from '../../capabilities/registry.ts';
 import { buildRangeSet } from '../../resolution/range-set.ts';
 import { createClickHouse } from '../../clients/clickhouse.ts';
 import { loadConfig } from '../../config.ts';
@@ -80,7 +80,7 @@ function checkedInData(networks: IpNetworks): CapabilityData {
       // Its optional registry allocations have no seed: the tables alone, as a fresh checkout.
       out[def.key] = {
         networks,
-        hosting: buildRangeSet(parseRangeFeed(read('hosting').get('')!, undefined, FEED_LIMITS.hosting)),
+        hosting: buildRangeSet(parseRangeFeed(read('hosting').get('')!, undefined, FEED_LIMITS.hosting!)),
       };
     }
   }
@@ -188,37 +188,24 @@ function historyMember(row: HistoryRow, def: VersionDefinition): Member {
   return { raw: row.raw, verdicts };
 }
 
-async function build(def: VersionDefinition, sources: EvidenceSources, days: number | undefined) {
-  let members = bootstrapMembers(def, sources);
-  let source: CalibrationFile['source'] & Record<string, unknown> = {
+/** The calibration file `npm run calibrate` writes for `def` from the bootstrap population alone. */
+export function bootstrapCalibration(def: VersionDefinition, sources: EvidenceSources) {
+  return calibrationOf(def, bootstrapMembers(def, sources), BOOTSTRAP_METHOD, {
     kind: 'bootstrap',
-    bootstrap_subjects: members.length,
-  };
-  let method =
-    'shared/scoring/calibration/bootstrap.ts: valid mobile numbers and size-weighted announced IPv4 space, ' +
-    `with risk evidence at the rates of BOOTSTRAP_RATES ${JSON.stringify(BOOTSTRAP_RATES)}`;
-  if (days !== undefined) {
-    const cfg = loadConfig();
-    const ch = createClickHouse(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 300_000 });
-    const history = await historyRaws(def, days, ch, cfg.CLICKHOUSE_DATABASE).finally(() => ch.close());
-    const fromHistory = history.rows.map((r) => historyMember(r, def));
-    const kind =
-      fromHistory.length >= MIN_HISTORY ? 'history' : fromHistory.length === 0 ? 'bootstrap' : 'blend';
-    const topUp = kind === 'history' ? 0 : MIN_HISTORY - fromHistory.length;
-    members = [...fromHistory, ...members.slice(0, topUp)];
-    source = {
-      kind,
-      days,
-      history_subject_days: fromHistory.length,
-      history_versions: history.versions,
-      history_rows_skipped_other_points: history.skipped,
-      bootstrap_subjects: topUp,
-    };
-    method = `${kind === 'bootstrap' ? '' : `scored population of the last ${days} days (one subject counted once per day) `}${kind === 'blend' ? 'blended with ' : ''}${kind === 'history' ? '' : method}`;
-    console.log(
-      `${def.id}: ${kind}: ${fromHistory.length} subject-days from ClickHouse history (${history.skipped} rows of versions with other points skipped), ${topUp} bootstrap subjects`,
-    );
-  }
+    bootstrap_subjects: POPULATION,
+  });
+}
+
+const BOOTSTRAP_METHOD =
+  'shared/scoring/calibration/bootstrap.ts: valid mobile numbers and size-weighted announced IPv4 space, ' +
+  `with risk evidence at the rates of BOOTSTRAP_RATES ${JSON.stringify(BOOTSTRAP_RATES)}`;
+
+function calibrationOf(
+  def: VersionDefinition,
+  members: Member[],
+  method: string,
+  source: CalibrationFile['source'],
+): { file: CalibrationFile; members: Member[] } {
   const { raw, below, quantiles } = buildCdf(members.map((m) => m.raw));
   const file: CalibrationFile = {
     score_version: def.id,
@@ -231,6 +218,31 @@ async function build(def: VersionDefinition, sources: EvidenceSources, days: num
     source,
   };
   return { file, members };
+}
+
+/** From the scored history of the last `days` days, topped up with bootstrap subjects when thin. */
+async function build(def: VersionDefinition, sources: EvidenceSources, days: number | undefined) {
+  if (days === undefined) return bootstrapCalibration(def, sources);
+  const cfg = loadConfig();
+  const ch = createClickHouse(cfg.CLICKHOUSE_URL, { requestTimeoutMs: 300_000 });
+  const history = await historyRaws(def, days, ch, cfg.CLICKHOUSE_DATABASE).finally(() => ch.close());
+  const fromHistory = history.rows.map((r) => historyMember(r, def));
+  const kind =
+    fromHistory.length >= MIN_HISTORY ? 'history' : fromHistory.length === 0 ? 'bootstrap' : 'blend';
+  const topUp = kind === 'history' ? 0 : MIN_HISTORY - fromHistory.length;
+  const members = [...fromHistory, ...bootstrapMembers(def, sources).slice(0, topUp)];
+  const method = `${kind === 'bootstrap' ? '' : `scored population of the last ${days} days (one subject counted once per day) `}${kind === 'blend' ? 'blended with ' : ''}${kind === 'history' ? '' : BOOTSTRAP_METHOD}`;
+  console.log(
+    `${def.id}: ${kind}: ${fromHistory.length} subject-days from ClickHouse history (${history.skipped} rows of versions with other points skipped), ${topUp} bootstrap subjects`,
+  );
+  return calibrationOf(def, members, method, {
+    kind,
+    days,
+    history_subject_days: fromHistory.length,
+    history_versions: history.versions,
+    history_rows_skipped_other_points: history.skipped,
+    bootstrap_subjects: topUp,
+  });
 }
 
 async function main(): Promise<void> {

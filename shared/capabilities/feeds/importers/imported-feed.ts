@@ -7,10 +7,9 @@
 import { FeedError } from '../feed-error.ts';
 import type { PrefixFloor } from '../strict-address.ts';
 
-/** The feeds importers write: the names their capabilities declare (registry.ts checks them at load). */
-export type ImportTarget = 'torExits' | 'hosting' | 'vpnProxy' | 'allocatedRanges';
+/** The feed an importer writes: the name its capability declares it under (`sources`). */
+export type ImportTarget = string;
 
-/** What a feed file may hold, checked when it is written (`feeds:update`) and when it is read. */
 export interface FeedLimits {
   /** The widest range: a range wider than this is a garbled file, not data. */
   minPrefix: PrefixFloor;
@@ -23,26 +22,6 @@ export interface FeedLimits {
    */
   systems?: boolean;
 }
-
-const MB = 1024 * 1024;
-
-/** Per feed: about ten times what a genuine file holds, and the widest range it can carry. */
-export const FEED_LIMITS: Readonly<Record<ImportTarget, FeedLimits>> = {
-  // Some 1,000 to 2,000 exits; the Tor Project's file is about 20 kB of single addresses. A
-  // MaxMind DB joins adjacent exits into networks, and the largest block one exit operator fills
-  // is a /22 (IPv6: a /48, one site): wider is not a list of exits.
-  torExits: { minPrefix: { v4: 22, v6: 48 }, maxBytes: 2 * MB, maxRecords: 20_000 },
-  // A cloud or data-centre network's prefixes: the widest single block a provider holds is a
-  // legacy IPv4 /8 (/10 today); in IPv6 no registry has allocated one holder more than a /19.
-  hosting: { minPrefix: { v4: 8, v6: 19 }, maxBytes: 64 * MB, maxRecords: 1_000_000, systems: true },
-  // VPN servers and VPN providers' own networks: /16 and /29 are the widest today; a VPN provider
-  // announcing more than a /12 or a /24 would be a carrier, not a VPN. Its size is set by the
-  // privacy relays' egress ranges it may carry (some 300,000).
-  vpnProxy: { minPrefix: { v4: 12, v6: 24 }, maxBytes: 96 * MB, maxRecords: 1_500_000, systems: true },
-  // Registry delegations: IANA hands the registries IPv4 /8s and IPv6 /12s, so nothing they
-  // delegate onwards is wider.
-  allocatedRanges: { minPrefix: { v4: 8, v6: 12 }, maxBytes: 128 * MB, maxRecords: 2_000_000 },
-};
 
 export interface ImportedFeed {
   feed: ImportTarget;
@@ -65,11 +44,18 @@ export function renderFeed(asOf: Date, sources: readonly string[], lines: readon
   return `${[...header, ...lines].join('\n')}\n`;
 }
 
-export function imported(feed: ImportTarget, source: string, asOf: Date, lines: string[]): ImportedFeed {
+/** One import's feed; past the feed's record bound (its `limits`, when the importer has them) it is refused. */
+export function imported(
+  feed: ImportTarget,
+  source: string,
+  asOf: Date,
+  lines: string[],
+  limits?: FeedLimits,
+): ImportedFeed {
   if (Number.isNaN(asOf.getTime())) throw new FeedError(`${source}: the date of the data is unknown`);
-  if (lines.length > FEED_LIMITS[feed].maxRecords) {
+  if (limits && lines.length > limits.maxRecords) {
     throw new FeedError(
-      `${lines.length} records, more than the ${FEED_LIMITS[feed].maxRecords} the ${feed} feed may hold`,
+      `${lines.length} records, more than the ${limits.maxRecords} the ${feed} feed may hold`,
     );
   }
   return { feed, source, asOf, lines, records: lines.length, text: renderFeed(asOf, [source], lines) };

@@ -4,6 +4,7 @@
  * path a refresh takes (fetch the location, date it, build the snapshot), then the decoded
  * snapshot answering for addresses the test databases' source data lists.
  */
+import { FEED_LIMITS } from '../../registry.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -89,7 +90,7 @@ describe('MaxMind DB sources', () => {
 
   it('refuses a Tor feed from the test database: it flags 65.0.0.0/13, wider than a Tor list holds', async () => {
     const bytes = await readFile(ANONYMOUS_IP);
-    expect(() => mmdbRangeFeed('torExits', bytes)).toThrow(
+    expect(() => mmdbRangeFeed('torExits', bytes, FEED_LIMITS['torExits']!)).toThrow(
       '65.0.0.0/13 (flagged for torExits): /13 is wider than this feed accepts (/22 at most)',
     );
     await expect(refreshPath('ip_tor_exit', ['torExits'], { torExits: ANONYMOUS_IP })).rejects.toThrow(
@@ -124,7 +125,9 @@ describe('MaxMind DB sources', () => {
   it('refuses a database of the wrong kind, a truncated one, and tells one from a text feed', async () => {
     const asn = await readFile(ASN);
     const anonymous = await readFile(ANONYMOUS_IP);
-    expect(() => mmdbRangeFeed('vpnProxy', asn)).toThrow('a GeoLite2-ASN database has no anonymiser flags');
+    expect(() => mmdbRangeFeed('vpnProxy', asn, FEED_LIMITS['vpnProxy']!)).toThrow(
+      'a GeoLite2-ASN database has no anonymiser flags',
+    );
     expect(() => mmdbAsnTables(anonymous)).toThrow('has no AS numbers');
     expect(() => mmdbAsnTables(asn.subarray(0, 4000))).toThrow('not a MaxMind DB file');
     expect(isMmdb(asn)).toBe(true);

@@ -22,7 +22,7 @@ import { Reader } from 'mmdb-lib';
 import { NETWORK_FILES } from '../../../resolution/ip-networks.ts';
 import { FeedError } from '../feed-error.ts';
 import { parseStrictRange } from '../strict-address.ts';
-import { FEED_LIMITS, imported, type ImportedFeed, type ImportTarget } from './imported-feed.ts';
+import { imported, type FeedLimits, type ImportedFeed } from './imported-feed.ts';
 import { rangeToCidrs } from './network-lists.ts';
 import { errorMessage } from '../../../error-message.ts';
 
@@ -104,7 +104,8 @@ function* networks({ reader }: OpenedMmdb): Generator<Network> {
   }
 }
 
-type RangeTarget = Extract<ImportTarget, 'torExits' | 'vpnProxy' | 'hosting'>;
+/** The list feeds a database's flags can become, by the names their sources declare. */
+type RangeTarget = string;
 
 /** MaxMind writes flags as booleans, present only when true; IPinfo writes every flag. */
 const flag = (r: MmdbRecord, key: string) => r[key] === true || r[key] === 'true';
@@ -177,7 +178,7 @@ const describe = (db: OpenedMmdb) => `MaxMind DB file ${db.databaseType} (built 
  * An Anonymous IP or privacy database, into one of the range feeds. A flagged network wider than the feed
  * holds is a refusal, as in any feed: the database is not a list of that feed's ranges.
  */
-export function mmdbRangeFeed(target: RangeTarget, bytes: Buffer): ImportedFeed {
+export function mmdbRangeFeed(target: RangeTarget, bytes: Buffer, limits: FeedLimits): ImportedFeed {
   const db = openMmdb(bytes);
   const flags = FLAG_DATABASES.find(([type]) => type.test(db.databaseType))?.[1];
   if (!flags) {
@@ -187,7 +188,7 @@ export function mmdbRangeFeed(target: RangeTarget, bytes: Buffer): ImportedFeed 
   }
   const kind = flags.columns[target];
   if (!kind) throw new FeedError(`${describe(db)}: ${flags.missing?.[target] ?? `no flag for ${target}`}`);
-  const floor = FEED_LIMITS[target].minPrefix;
+  const floor = limits.minPrefix;
   const lines: string[] = [];
   for (const n of networks(db)) {
     const column = kind(n.record);
@@ -201,7 +202,7 @@ export function mmdbRangeFeed(target: RangeTarget, bytes: Buffer): ImportedFeed 
       lines.push(`${range.cidr}${column}${comment}`);
     }
   }
-  return imported(target, describe(db), db.builtAt, lines);
+  return imported(target, describe(db), db.builtAt, lines, limits);
 }
 
 /** The origin-AS tables in the layout the network type reads (`start,end,asn,name` per row). */
@@ -254,8 +255,8 @@ export function mmdbAsnTables(bytes: Buffer): AsnTables {
  * A range feed's bytes as the range parser reads them: an `.mmdb` is walked into the feed's text
  * (with its `# as-of:` header, the database's build date); any other file is returned as it is.
  */
-export function asRangeFeedText(target: RangeTarget, bytes: Buffer): Buffer {
-  return isMmdb(bytes) ? Buffer.from(mmdbRangeFeed(target, bytes).text) : bytes;
+export function asRangeFeedText(target: RangeTarget, bytes: Buffer, limits: FeedLimits): Buffer {
+  return isMmdb(bytes) ? Buffer.from(mmdbRangeFeed(target, bytes, limits).text) : bytes;
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VPN_PROXY_KINDS } from '../../ip-vpn-proxy/index.ts';
 import { readFileSync } from 'node:fs';
 import { buildRangeSet, rangeAt, systemAt } from '../../../resolution/range-set.ts';
-import { FEED_LIMITS } from './imported-feed.ts';
+import { FEED_LIMITS } from '../../registry.ts';
 import { parseRangeFeed } from '../range-feed.ts';
 import { recognise } from './formats.ts';
 import { importAsnList, importVpnServerList, parseAsnList, rangeToCidrs } from './network-lists.ts';
@@ -72,7 +72,7 @@ describe('VPN and data-centre network lists', () => {
     );
     expect(vpn.lines).toEqual(['AS209854,vpn # Surfshark', 'AS9009,vpn # M247, GB (NordVPN)']);
     // The systems survive into the feed's range set, looked up by number.
-    const set = buildRangeSet(parseRangeFeed(Buffer.from(vpn.text), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy));
+    const set = buildRangeSet(parseRangeFeed(Buffer.from(vpn.text), VPN_PROXY_KINDS, FEED_LIMITS.vpnProxy!));
     expect(systemAt(set, 209854)).toEqual({ kind: 1, service: 'Surfshark' });
     expect(systemAt(set, 9009)).toEqual({ kind: 1, service: 'M247, GB (NordVPN)' });
     expect(systemAt(set, 13335)).toEqual({ kind: 0 });
@@ -95,7 +95,7 @@ describe('VPN and data-centre network lists', () => {
       );
       expect(dc.records).toBeGreaterThan(30);
       // What the importer writes, the capability's feed parser reads back.
-      expect(parseRangeFeed(Buffer.from(dc.text), undefined, FEED_LIMITS.hosting)).toHaveLength(dc.records);
+      expect(parseRangeFeed(Buffer.from(dc.text), undefined, FEED_LIMITS.hosting!)).toHaveLength(dc.records);
     }
     for (const provider of ['mullvadvpn', 'pia', 'protonvpn'] as const) {
       const feed = importVpnServerList(provider)(fixture(`x4bnet/input/vpn/ips/${provider}.txt`), FETCHED);
@@ -105,12 +105,14 @@ describe('VPN and data-centre network lists', () => {
 
   it('a range feed lists a system only where its feed may, and only a public AS number', () => {
     expect(() => parseRangeFeed(Buffer.from('AS13335\n'))).toThrow('line 1: this feed lists addresses');
-    expect(() => parseRangeFeed(Buffer.from('AS13335\n'), undefined, FEED_LIMITS.torExits)).toThrow('line 1');
+    expect(() => parseRangeFeed(Buffer.from('AS13335\n'), undefined, FEED_LIMITS.torExits!)).toThrow(
+      'line 1',
+    );
     for (const bad of ['AS0', 'AS23456', 'AS64512', 'AS4200000001', 'AS4294967296', 'AS013335', 'AS'])
-      expect(() => parseRangeFeed(Buffer.from(`${bad}\n`), undefined, FEED_LIMITS.hosting), bad).toThrow(
+      expect(() => parseRangeFeed(Buffer.from(`${bad}\n`), undefined, FEED_LIMITS.hosting!), bad).toThrow(
         'line 1',
       );
-    expect(parseRangeFeed(Buffer.from('AS13335 # Cloudflare\n'), undefined, FEED_LIMITS.hosting)).toEqual([
+    expect(parseRangeFeed(Buffer.from('AS13335 # Cloudflare\n'), undefined, FEED_LIMITS.hosting!)).toEqual([
       { version: 'as', asn: 13335, kind: 1, service: 'Cloudflare' },
     ]);
   });

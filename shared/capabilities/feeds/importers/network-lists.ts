@@ -125,7 +125,7 @@ function formatAddress(value: bigint, width: 32 | 128): string {
  * An AS list, as the systems it names: VPN providers' own networks (`vpnProxy`, named as the
  * list names them: "Surfshark") or data-centre networks (`hosting`).
  */
-export function importAsnList(target: Extract<ImportTarget, 'vpnProxy' | 'hosting'>, label: string) {
+export function importAsnList(target: ImportTarget, label: string) {
   return (bytes: Buffer, fetchedAt: Date): ImportedFeed => {
     const listed = parseAsnList(bytes);
     const lines: string[] = [];

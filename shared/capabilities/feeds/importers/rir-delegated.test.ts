@@ -1,3 +1,4 @@
+import { FEED_LIMITS } from '../../registry.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseRangeFeed } from '../range-feed.ts';
@@ -297,27 +298,33 @@ describe('the RIR delegation statistics importer', () => {
     });
 
     it('is refused whole, its summary counting the full file', () => {
-      expect(() => importRirDelegated(fixture(c.file))).toThrow(c.refused);
+      expect(() => importRirDelegated(fixture(c.file), new Date(), FEED_LIMITS.allocatedRanges!)).toThrow(
+        c.refused,
+      );
     });
   });
 
   it('checks the summary counts against the records: whole imports, one record short is refused', () => {
     const whole = consistent(fixture('delegated-arin-extended-latest'));
     expect(() => checkRirSummary(parseRirDelegated(whole))).not.toThrow();
-    const feed = importRirDelegated(whole);
+    const feed = importRirDelegated(whole, new Date(), FEED_LIMITS.allocatedRanges!);
     expect(feed.feed).toBe('allocatedRanges');
     expect(feed.lines).toEqual(['2632::/20']);
     expect(feed.asOf.toISOString()).toBe('2026-07-25T04:00:00.000Z');
     expect(feed.text).toContain('# as-of: 2026-07-25T04:00:00Z\n');
     expect(feed.text).toContain('# source: arin delegated-extended statistics (1784970020780)\n');
 
-    const ripe = importRirDelegated(consistent(fixture('delegated-ripencc-extended-latest')));
+    const ripe = importRirDelegated(
+      consistent(fixture('delegated-ripencc-extended-latest')),
+      new Date(),
+      FEED_LIMITS.allocatedRanges!,
+    );
     expect(ripe.records).toBe(15);
     expect(parseRangeFeed(Buffer.from(ripe.text))[0]).toMatchObject({ start: 0x01b27000n, end: 0x01b27fffn });
 
     // The last record gone, as from a download cut short.
     const cut = whole.toString('utf8').replace('arin||ipv6|2638::|13||available|\n', '');
-    expect(() => importRirDelegated(Buffer.from(cut))).toThrow(
+    expect(() => importRirDelegated(Buffer.from(cut), new Date(), FEED_LIMITS.allocatedRanges!)).toThrow(
       'the summary lists 10 ipv6 records, the file has 9 (truncated?)',
     );
     expect(() => checkRirSummary({ summary: new Map([['ipv4', 3]]), seen: new Map() })).toThrow(
@@ -377,8 +384,14 @@ describe('the RIR delegation statistics importer', () => {
     );
     // A file that starts with a record.
     expect(() =>
-      importRirDelegated(Buffer.from('ripencc|NL|ipv4|193.0.0.0|2048|19930901|allocated\n')),
+      importRirDelegated(
+        Buffer.from('ripencc|NL|ipv4|193.0.0.0|2048|19930901|allocated\n'),
+        new Date(),
+        FEED_LIMITS.allocatedRanges!,
+      ),
     ).toThrow('line 1: expected the version line');
-    expect(() => importRirDelegated(Buffer.from('# only a comment\n'))).toThrow('no version line');
+    expect(() =>
+      importRirDelegated(Buffer.from('# only a comment\n'), new Date(), FEED_LIMITS.allocatedRanges!),
+    ).toThrow('no version line');
   });
 });

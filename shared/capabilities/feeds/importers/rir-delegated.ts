@@ -22,14 +22,18 @@
  */
 import ipaddr from 'ipaddr.js';
 import { FeedError } from '../feed-error.ts';
-import { isCanonicalIPv4, isStrictIPv6 } from '../strict-address.ts';
-import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
+import { isCanonicalIPv4, isStrictIPv6, type PrefixFloor } from '../strict-address.ts';
+import { imported, type FeedLimits, type ImportedFeed } from './imported-feed.ts';
 import { errorMessage } from '../../../error-message.ts';
 
 const KEEP = new Set(['allocated', 'assigned']);
 const KNOWN = new Set([...KEEP, 'available', 'reserved']);
 const TYPES = new Set(['ipv4', 'ipv6', 'asn']);
-const FLOOR = FEED_LIMITS.allocatedRanges.minPrefix;
+/**
+ * Registry delegations: IANA hands the registries IPv4 /8s and IPv6 /12s, so nothing they delegate
+ * onwards is wider. A wider record is a garbled file.
+ */
+export const REGISTRY_FLOOR: PrefixFloor = { v4: 8, v6: 12 };
 /** A record's country: two capital letters (`ZZ`, unknown, and an empty field are not written). */
 const COUNTRY = /^(?!ZZ)[A-Z]{2}$/;
 
@@ -128,7 +132,7 @@ function versionLine(f: string[], at: string): { registry: string; serial: strin
  * address ranges as CIDRs, the records counted by type. Refuses a malformed line, naming it; does
  * not compare the summary counts with the records (importRirDelegated does).
  */
-export function parseRirDelegated(bytes: Buffer): RirDelegated {
+export function parseRirDelegated(bytes: Buffer, floor: PrefixFloor = REGISTRY_FLOOR): RirDelegated {
   const text = bytes.toString('utf8').split('\n');
   let head: { registry: string; serial: string; asOf: Date } | undefined;
   const summary = new Map<string, number>();
@@ -170,7 +174,7 @@ export function parseRirDelegated(bytes: Buffer): RirDelegated {
         throw new FeedError(`${at}: ${errorMessage(err)}`);
       }
       const widest = Math.min(...cidrs.map((c) => Number(c.slice(c.indexOf('/') + 1))));
-      if (widest < FLOOR.v4) throw new FeedError(`${at}: a block wider than /${FLOOR.v4}`);
+      if (widest < floor.v4) throw new FeedError(`${at}: a block wider than /${floor.v4}`);
       lines.push(...cidrs);
       if (COUNTRY.test(cc)) {
         countries.push({ version: 4, start: BigInt(first), end: BigInt(first + Number(value) - 1), cc });
@@ -180,7 +184,7 @@ export function parseRirDelegated(bytes: Buffer): RirDelegated {
       if (!isStrictIPv6(start) || !/^(0|[1-9]\d{0,2})$/.test(value) || bits > 128) {
         throw new FeedError(`${at}: not an IPv6 start and prefix length`);
       }
-      if (bits < FLOOR.v6) throw new FeedError(`${at}: /${bits} is wider than /${FLOOR.v6}`);
+      if (bits < floor.v6) throw new FeedError(`${at}: /${bits} is wider than /${floor.v6}`);
       lines.push(`${ipaddr.IPv6.parse(start).toString()}/${bits}`);
       if (COUNTRY.test(cc)) {
         const first = ipaddr.IPv6.parse(start)
@@ -204,9 +208,9 @@ export function checkRirSummary(parsed: Pick<RirDelegated, 'summary' | 'seen'>):
   }
 }
 
-export function importRirDelegated(bytes: Buffer): ImportedFeed {
-  const parsed = parseRirDelegated(bytes);
+export function importRirDelegated(bytes: Buffer, _fetchedAt: Date, limits: FeedLimits): ImportedFeed {
+  const parsed = parseRirDelegated(bytes, limits.minPrefix);
   checkRirSummary(parsed);
   const source = `${parsed.registry} delegated-extended statistics (${parsed.serial})`;
-  return imported('allocatedRanges', source, parsed.asOf, parsed.lines);
+  return imported('allocatedRanges', source, parsed.asOf, parsed.lines, limits);
 }

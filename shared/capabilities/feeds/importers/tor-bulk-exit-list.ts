@@ -5,9 +5,9 @@
  */
 import { FeedError } from '../feed-error.ts';
 import { parseStrictRange } from '../strict-address.ts';
-import { FEED_LIMITS, imported, type ImportedFeed } from './imported-feed.ts';
+import { imported, type FeedLimits, type ImportedFeed } from './imported-feed.ts';
 
-export function importTorBulkExitList(bytes: Buffer, fetchedAt: Date): ImportedFeed {
+export function importTorBulkExitList(bytes: Buffer, fetchedAt: Date, limits: FeedLimits): ImportedFeed {
   const lines: string[] = [];
   const seen = new Set<string>();
   const text = bytes.toString('utf8').split('\n');
@@ -15,12 +15,18 @@ export function importTorBulkExitList(bytes: Buffer, fetchedAt: Date): ImportedF
     const entry = text[i]!.trim();
     if (entry === '' || entry.startsWith('#')) continue;
     // Addresses only: a CIDR or anything else means this is not the exit list (an error page, say).
-    const range = entry.includes('/') ? 'a CIDR' : parseStrictRange(entry, FEED_LIMITS.torExits.minPrefix);
+    const range = entry.includes('/') ? 'a CIDR' : parseStrictRange(entry, limits.minPrefix);
     if (typeof range === 'string') throw new FeedError(`line ${i + 1}: not an IP address: ${range}`);
     const address = range.address.toString();
     if (seen.has(address)) continue;
     seen.add(address);
     lines.push(address);
   }
-  return imported('torExits', 'Tor Project bulk exit list (date: when it was fetched)', fetchedAt, lines);
+  return imported(
+    'torExits',
+    'Tor Project bulk exit list (date: when it was fetched)',
+    fetchedAt,
+    lines,
+    limits,
+  );
 }
