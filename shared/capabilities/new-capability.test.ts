@@ -15,6 +15,8 @@ import { CAPABILITY_BY_NAME, FEED_OWNER, FEEDS } from './registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
 import { feedLocations, fetchFeed } from './sources.ts';
 import { byteLimit } from './bounded-read.ts';
+import { compileCorrections } from './corrections.ts';
+import { COMPONENTS_OF_FLAG } from './flags.ts';
 import { recognise } from './feeds/importers/formats.ts';
 import { FEED_LIMITS } from './registry.ts';
 import { fetchSourceFeed } from './source-fetch.ts';
@@ -100,6 +102,10 @@ const { addedLater, seed, published } = await vi.hoisted(async () => {
       },
       decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
     },
+    // Its address flag: a listed address is a proxy, as the response's subject says, beside what
+    // the VPN/proxy feed says (a list raises a flag, never lowers another's: flags.ts).
+    flags: ['proxy'],
+    ipFacts: (_ip, key, set) => ({ proxy: kindAt(set, key) !== 0 }),
     // How a stored code of it replays (scoring/replay.ts): nothing else names its codes.
     replay: { verdicts: { IP_ADDED_LISTED: 'elevated', IP_ADDED_UNLISTED: 'clean' } },
     // Its lookup, in its own definition: the subject's address against its own range set.
@@ -131,7 +137,42 @@ const listedIp: IpFacts = {
   tor: false,
 };
 
+const addedSet = (text: string) => {
+  const name = 'ip_added_later' as SnapshotName;
+  return decodeSnapshot(name, buildSnapshot(name, { addedList: new Map([['', Buffer.from(text)]]) }).payload);
+};
+
 describe('a capability added in one folder and one line', () => {
+  it('sets its address flag, which another list cannot lower, and a correction is reported under it', () => {
+    const vpnListWithout = decodeSnapshot(
+      'ip_vpn_proxy',
+      buildSnapshot('ip_vpn_proxy', {
+        vpnProxy: new Map([['', Buffer.from('# as-of: 2026-11-20T00:00:00Z\n203.0.113.0/24,vpn\n')]]),
+      }).payload,
+    );
+    const data = { ip_vpn_proxy: vpnListWithout, ip_added_later: addedSet('81.2.69.0/24\n') };
+    const ip = gatherEvidence({ ip_address: '81.2.69.142' }, { data }).ip!;
+    expect(ip).toMatchObject({ proxy: true, vpn: false });
+    expect(gatherEvidence({ ip_address: '81.2.70.1' }, { data }).ip).toMatchObject({ proxy: false });
+    expect(COMPONENTS_OF_FLAG.get('proxy')).toEqual(['ip_vpn_proxy', 'ip_added_later']);
+    const corrections = compileCorrections('1', [
+      {
+        target: '81.2.69.0/24',
+        flag: 'proxy',
+        value: false,
+        reason: 'a test office',
+        operator: 'ops@example.org',
+        at: '2026-11-27T00:00:00.000Z',
+      },
+    ]);
+    const corrected = gatherEvidence({ ip_address: '81.2.69.142' }, { data, corrections });
+    expect(corrected.ip).toMatchObject({ proxy: false, corrected: ['proxy'] });
+    expect(score({ evidence: corrected, version: DEFAULT_VERSION }).corrections).toEqual([
+      { component: 'ip_vpn_proxy', flag: 'proxy', value: false },
+      { component: 'ip_added_later', flag: 'proxy', value: false },
+    ]);
+  });
+
   it('joins the component keys, reason codes, registry and tiers', () => {
     expect(Object.keys(COMPONENT_KEYS).at(-1)).toBe('ip_added_later');
     expect(REASON_CODES).toMatchObject(addedLater.codes);

@@ -1,7 +1,7 @@
 import { storedFinding, type CapabilityFinding } from '../capabilities/definition.ts';
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import { reputationLedger } from '../capabilities/reputation-ledger/index.ts';
-import { COMPONENT_OF_FLAG } from '../capabilities/flags.ts';
+import { COMPONENTS_OF_FLAG } from '../capabilities/flags.ts';
 import type { RiskPosture, ScoringContext } from '../vocabulary/scoring-input.ts';
 import type { Action, Band, ContextEffect, Coverage, Verdict } from '../vocabulary/score-terms.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
@@ -63,10 +63,9 @@ export interface CorrectedComponent {
 /** Which flags operators corrected (shared/capabilities/corrections.ts); never the range or why. */
 function correctedComponents(evidence: Evidence): CorrectedComponent[] {
   const ip = evidence.ip;
-  return (ip?.corrected ?? []).flatMap((flag) => {
-    const component = COMPONENT_OF_FLAG.get(flag);
-    return component ? [{ component, flag, value: ip![flag] }] : [];
-  });
+  return (ip?.corrected ?? []).flatMap((flag) =>
+    (COMPONENTS_OF_FLAG.get(flag) ?? []).map((component) => ({ component, flag, value: ip![flag] })),
+  );
 }
 
 export interface NamedService {

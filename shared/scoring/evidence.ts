@@ -4,7 +4,7 @@ import type { CarrierPrefixes } from '../resolution/carrier-prefixes.ts';
 import type { IpNetworks } from '../resolution/ip-networks.ts';
 import { CAPABILITY_DEFINITIONS } from '../capabilities/index.ts';
 import { applyCorrections, type Corrections } from '../capabilities/corrections.ts';
-import { withoutCorrectedServices } from '../capabilities/flags.ts';
+import { raisedFlags, withoutCorrectedServices } from '../capabilities/flags.ts';
 import type { CapabilityData, Evidence, Reputation } from '../capabilities/evidence.ts';
 import { addressKeyOf, resolveIp, type IpFacts } from '../resolution/ip.ts';
 import { resolvePhone } from '../resolution/phone.ts';
@@ -75,7 +75,7 @@ function withListedFacts(ip: IpFacts, data: CapabilityData): IpFacts {
   for (const cap of IP_LISTS) {
     const own = data[cap.key];
     if (own === undefined) continue;
-    const found = cap.ipFacts!(out, key, own as never);
+    const found = raisedFlags(out, cap.ipFacts!(out, key, own as never));
     const services = found.services ? { ...out.services, ...found.services } : out.services;
     out = { ...out, ...found, ...(services ? { services } : {}) };
   }
