@@ -98,12 +98,14 @@ export const ipVpnProxy = defineCapability({
       layout: 'file',
       seed: { file: 'vpn-proxy-ranges.txt' },
       // X4BNet's lists_vpn (MIT): VPN providers' networks by AS, and the servers three providers
-      // publish. Not its apple.txt: iCloud Private Relay is a relay, not an anonymiser.
+      // publish. Not its apple.txt: iCloud Private Relay is a relay, not an anonymiser, named from
+      // Apple's own egress list (no licence stated, so fetched at run time, never checked in).
       publishers: [
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/mullvadvpn.txt',
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/pia.txt',
         'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ips/protonvpn.txt',
+        'https://mask-api.icloud.com/egress-ip-ranges.csv',
       ],
       formats: FORMATS,
       limits: LIMITS,
