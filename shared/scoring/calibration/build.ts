@@ -25,13 +25,16 @@ import { loadConfig } from '../../config.ts';
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { loadResolutionData } from '../../resolution/resolution-data.ts';
 import { bandFor, evaluate, gateBand } from '../engine.ts';
-import { gatherEvidence, type CapabilityData, type EvidenceSources } from '../evidence.ts';
+import { gatherEvidence, type EvidenceSources } from '../evidence.ts';
+import type { CapabilityData } from '../../capabilities/evidence.ts';
 import { CAPABILITY_DEFINITIONS } from '../../capabilities/index.ts';
 import { FEEDS } from '../../capabilities/registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from '../../capabilities/snapshots.ts';
 import { feedLocations } from '../../capabilities/sources.ts';
 import type { Config } from '../../config.ts';
 import { buildCdf, percentileRank } from '../percentile.ts';
+import { replayFindings } from '../replay.ts';
+import type { ReasonCode } from '../reason-codes.ts';
 import {
   readBandRates,
   readCalibrationFile,
@@ -173,20 +176,31 @@ export function legacyMembers(def: VersionDefinition, sources: EvidenceSources):
   });
 }
 
-function historyMember(row: HistoryRow, def: VersionDefinition): Member {
-  const verdicts = new Set<Verdict>();
-  for (const code of row.fired) {
-    // Three or more reports are adverse; a row cannot say how many, so a large raw risk counts as
-    // three (this can only overstate the critical share, the safe side of its cap).
-    const adverse =
-      code === 'CLI_IMPOSSIBLE' ||
-      code === 'IP_BOGON' ||
-      code === 'IP_TOR_EXIT' ||
-      (code === 'REPUTATION_REPORTED' && row.raw >= 3 * pointsOf(def.points, 'REPUTATION_REPORTED'));
-    verdicts.add(adverse ? 'adverse' : 'elevated');
-  }
-  return { raw: row.raw, verdicts };
+/**
+ * A history row as a member: its fired codes' verdicts as their capabilities declare them
+ * (replay.ts, the same declarations a backtest replays by). A row keeps no report count, so a code
+ * counted per report is taken to have as many reports as the raw risk can hold: this can only
+ * overstate the critical share, the safe side of its cap.
+ */
+export function historyMember(row: HistoryRow, def: VersionDefinition): Member {
+  const perReport = row.fired.filter((code) => COUNTED_PER_REPORT.has(code));
+  const reports = Math.min(
+    1_000,
+    ...perReport.map((code) => Math.floor(row.raw / Math.max(1, pointsOf(def.points, code as ReasonCode)))),
+  );
+  const findings = replayFindings({ components: [], fired: row.fired, reports, context: false });
+  return { raw: row.raw, verdicts: new Set(findings.map((f) => f.verdict)) };
 }
+
+/** Codes whose weight is per report (a capability's replay declares `byReports` for them). */
+const COUNTED_PER_REPORT: ReadonlySet<string> = new Set(
+  CAPABILITY_DEFINITIONS.flatMap((d) =>
+    Object.keys(d.replay.verdicts).filter(
+      (code) =>
+        (d.replay.byReports as ((c: string, n: number) => unknown) | undefined)?.(code, 1) !== undefined,
+    ),
+  ),
+);
 
 /** The calibration file `npm run calibrate` writes for `def` from the bootstrap population alone. */
 export function bootstrapCalibration(def: VersionDefinition, sources: EvidenceSources) {
