@@ -2,17 +2,15 @@ import express, { type Express } from 'express';
 import type { Logger } from '../../shared/logger.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { requestId } from './http/request-id.ts';
+import { mountRoutes, type RoutesDeps } from './http/route.ts';
 import { openApiYaml } from './openapi/document.ts';
-import { explainRoutes, type ExplainRouteDeps } from './routes/explain.ts';
-import { healthRoutes, type HealthRouteDeps } from './routes/health.ts';
-import { openApiRoutes } from './routes/openapi.ts';
-import { outcomeRoutes, type OutcomeRouteDeps } from './routes/outcomes.ts';
-import { scoreRoutes, type ScoreRouteDeps } from './routes/score.ts';
+import { API_ROUTES } from './routes/api-routes.ts';
+import { metricsRoutes, type MetricsRouteDeps } from './routes/health.ts';
+import type { OpenApiRouteDeps } from './routes/openapi.ts';
 
-export type AppDeps = ScoreRouteDeps &
-  ExplainRouteDeps &
-  OutcomeRouteDeps &
-  HealthRouteDeps & { log: Logger };
+/** What the routes need (the document they serve comes from here), /metrics, and the logger. */
+export type AppDeps = Omit<RoutesDeps<typeof API_ROUTES>, keyof OpenApiRouteDeps> &
+  MetricsRouteDeps & { log: Logger };
 
 /** The HTTP surface; every dependency comes in through `deps`, built by main.ts. */
 export function buildApp(deps: AppDeps): Express {
@@ -22,12 +20,8 @@ export function buildApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(deps.metrics.middleware);
   app.use(deps.budget.track);
-  // The score route first: every other layer is matched against each scoring request otherwise.
-  app.use(scoreRoutes(deps));
-  app.use(healthRoutes(deps));
-  app.use(explainRoutes(deps));
-  app.use(outcomeRoutes(deps));
-  app.use(openApiRoutes(openApiYaml));
+  app.use(mountRoutes(API_ROUTES, { ...deps, openApiDocument: openApiYaml }));
+  app.use(metricsRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

@@ -1,7 +1,6 @@
 import { ApiError, type ErrorItem } from '../../shared/contract/errors.ts';
 import type { Context, ScoreRequest } from '../../shared/contract/request.ts';
-import type { Tier } from '../../shared/contract/response.ts';
-import { validateScoreRequest, type IdempotencyKeyHeader } from '../../shared/contract/validation.ts';
+import type { Tier } from '../../shared/vocabulary/score-terms.ts';
 import type { ScoreVersion } from '../../shared/scoring/engine.ts';
 import { entitlementErrors } from '../../shared/contract/entitlements.ts';
 import { findVersion } from '../../shared/scoring/versions.ts';
@@ -22,24 +21,21 @@ export interface CheckedScoreRequest {
 }
 
 /**
- * The checks of POST /v1/score, in this order:
- * 1. 422: the schema of body and Idempotency-Key header, the saved context a lone `context_id`
- *    names, and the existence of `options.shadow_version`, all reported together;
+ * The checks of POST /v1/score beyond its schema (which the route's definition applies first, with
+ * the Idempotency-Key header: services/api/http/route.ts), in this order:
+ * 1. 422: the saved context a lone `context_id` names, and the existence of
+ *    `options.shadow_version`, reported together;
  * 2. 403: options the caller's tier does not include (a version the tier may not use is not
  *    looked up, so 422 about it is only given to a tier that has the option);
  * 3. 409: a retired shadow version.
  */
 export function checkScoreRequest(
-  body: unknown,
-  idempotencyKey: IdempotencyKeyHeader,
+  request: ScoreRequest,
+  idempotencyKey: string | undefined,
   org: { tier: Tier; entitlements: readonly string[]; contexts: Record<string, Context> },
   /** Status in force (a version retired through the admin CLI is retired here too). */
   statusOf: (id: string) => string | undefined = (id) => findVersion(id)?.status,
 ): CheckedScoreRequest {
-  const validated = validateScoreRequest(body, idempotencyKey);
-  if (!validated.ok) throw new ApiError(422, validated.errors);
-  const request = validated.request;
-
   const forbidden = entitlementErrors(request, org.tier, org.entitlements);
   const errors: ErrorItem[] = [];
   let context = request.context;
@@ -79,7 +75,6 @@ export function checkScoreRequest(
     request,
     ...(context ? { context } : {}),
     ...(shadowVersion ? { shadowVersion } : {}),
-    // Validation refused a repeated header, so a valid one is a single string.
-    ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   };
 }

@@ -5,8 +5,8 @@ import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config.ts';
 import { HealthResponse } from '../../shared/contract/response.ts';
-import type { ApiMetrics } from './metrics.ts';
-import { healthRoutes } from './routes/health.ts';
+import { mountRoutes } from './http/route.ts';
+import { healthRoute } from './routes/health.ts';
 import { deploymentTopology } from './topology.ts';
 
 const CLUSTER_ENV = {
@@ -27,12 +27,10 @@ const ADDRESSES = /127\.0\.0\.1|localhost|\.internal|:(6379|6380|7000|7001|7002|
 /** GET /v1/health of the health routes alone, served on loopback. */
 async function health(env: NodeJS.ProcessEnv): Promise<{ text: string; body: HealthResponse }> {
   const app = express().use(
-    healthRoutes({
+    mountRoutes([healthRoute], {
       ready: () => true,
       capabilities: () => ({}),
       topology: deploymentTopology(loadConfig(env)),
-      // The health answer reads no metric.
-      metrics: {} as ApiMetrics,
     }),
   );
   const server = app.listen(0, '127.0.0.1');

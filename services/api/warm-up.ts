@@ -1,9 +1,10 @@
 import { getCountries, getExampleNumber, type CountryCode } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
-import { CHANNELS, MOMENTS } from '../../shared/contract/request.ts';
-import { TIERS } from '../../shared/contract/response.ts';
+import { CHANNELS, MOMENTS } from '../../shared/vocabulary/scoring-input.ts';
+import { TIERS } from '../../shared/vocabulary/score-terms.ts';
 import type { Org } from '../../shared/orgs/store.ts';
 import type { Principal } from './auth.ts';
+import { validateScoreRequest } from '../../shared/contract/validation.ts';
 import { checkScoreRequest } from './score-request.ts';
 import type { Scorer } from './scorer.ts';
 
@@ -68,7 +69,10 @@ export async function warmUpScorePath(
   for (let i = 0; i < calls; i++) {
     const principal = principals[i % principals.length]!;
     const t0 = performance.now();
-    const checked = checkScoreRequest(JSON.parse(bodies[i % bodies.length]!), undefined, principal.org);
+    // The schema pass as the route runs it, then the checks beyond it.
+    const validated = validateScoreRequest(JSON.parse(bodies[i % bodies.length]!), undefined);
+    if (!validated.ok) throw new Error(`a warm-up body is invalid: ${JSON.stringify(validated.errors)}`);
+    const checked = checkScoreRequest(validated.request, undefined, principal.org);
     await scorer.score(checked, principal, t0).durable;
     if (i % 50 === 49) await new Promise((r) => setImmediate(r));
   }

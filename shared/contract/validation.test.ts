@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { earliestOccurredAt, OCCURRED_AT_SKEW_MS } from './outcome.ts';
-import { idempotencyKeyErrors, validateOutcomeRequest, validateScoreRequest } from './validation.ts';
+import { earliestOccurredAt, OCCURRED_AT_SKEW_MS, OutcomeRequest } from './outcome.ts';
+import { idempotencyKeyErrors, validateRequest, validateScoreRequest } from './validation.ts';
 
 describe('validateScoreRequest', () => {
   it('maps every issue to one error with a dotted field and a specific code where there is one', () => {
@@ -119,14 +119,15 @@ describe('validateScoreRequest: rules of refusal', () => {
   });
 });
 
-describe('validateOutcomeRequest: occurred_at', () => {
+describe('OutcomeRequest: occurred_at', () => {
   const monthsAgo = (n: number) => {
     const d = new Date();
     d.setUTCMonth(d.getUTCMonth() - n);
     return d.toISOString();
   };
   const fieldsRefused = (occurred_at: string) => {
-    const r = validateOutcomeRequest(
+    const r = validateRequest(
+      OutcomeRequest,
       { subject: { ip_address: '81.2.69.142' }, outcome: 'not_fraud', occurred_at },
       undefined,
     );

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { duplicateKeyPaths } from './duplicate-keys.ts';
 import type { ErrorCode, ErrorItem } from './errors.ts';
-import { OutcomeRequest } from './outcome.ts';
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN, ScoreRequest } from './request.ts';
 import { isStorable } from './storable-text.ts';
 
@@ -122,9 +121,9 @@ export type Validated<T = ScoreRequest> = { ok: true; request: T } | { ok: false
 
 /**
  * The schema pass of a request: the body and the Idempotency-Key header together, so one 422
- * reports every violation of both.
+ * reports every violation of both. Every route with a body runs it (services/api/http/route.ts).
  */
-function validateRequest<S extends z.ZodType>(
+export function validateRequest<S extends z.ZodType>(
   schema: S,
   body: unknown,
   idempotencyKey: IdempotencyKeyHeader,
@@ -141,12 +140,4 @@ function validateRequest<S extends z.ZodType>(
 /** POST /v1/score. */
 export function validateScoreRequest(body: unknown, idempotencyKey: IdempotencyKeyHeader): Validated {
   return validateRequest(ScoreRequest, body, idempotencyKey);
-}
-
-/** POST /v1/outcomes. */
-export function validateOutcomeRequest(
-  body: unknown,
-  idempotencyKey: IdempotencyKeyHeader,
-): Validated<OutcomeRequest> {
-  return validateRequest(OutcomeRequest, body, idempotencyKey);
 }

@@ -1,9 +1,11 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../shared/contract/errors.ts';
-import { componentSchemas } from '../../shared/contract/openapi.ts';
-import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
+import { componentSchemas } from '../../shared/contract/operation.ts';
+import { COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
+import { BENIGN_EXCLUSIONS } from '../../shared/vocabulary/benign-exclusions.ts';
 import { documentValidator, servedDocument, startHarness, type Harness, type OpenApiDoc } from './harness.ts';
+import { API_ROUTES } from '../../services/api/routes/api-routes.ts';
 
 /** docs/contract.md "Endpoints", "Validation and errors", "Limits and billing" and "Versioning", as served. */
 describe('GET /v1/openapi.yaml', () => {
@@ -68,7 +70,7 @@ describe('GET /v1/openapi.yaml', () => {
   });
 
   it('serves exactly the schemas generated from the zod schemas that validate requests', () => {
-    expect(doc.components.schemas).toEqual(componentSchemas());
+    expect(doc.components.schemas).toEqual(componentSchemas(API_ROUTES.map((r) => r.operation)));
   });
 
   it('documents every endpoint, with bearer security on the private ones only', () => {

@@ -2,8 +2,8 @@ import { Router, type Express, type RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../shared/logger.ts';
 import { buildApp, type AppDeps } from '../app.ts';
+import { API_ROUTES } from '../routes/api-routes.ts';
 import { UNDOCUMENTED_ROUTES } from '../routes/health.ts';
-import { API_OPERATIONS } from './document.ts';
 
 /** The parts of Express 5's router (the `router` package) this test reads. */
 interface Layer {
@@ -50,7 +50,7 @@ function appForRoutes(): Express {
 }
 
 const declared = [
-  ...API_OPERATIONS.map((o) => `${o.method.toUpperCase()} ${o.path.replace(/\{(\w+)\}/g, ':$1')}`),
+  ...API_ROUTES.map(({ operation: o }) => `${o.method.toUpperCase()} ${o.path.replace(/\{(\w+)\}/g, ':$1')}`),
   ...UNDOCUMENTED_ROUTES.map((o) => `${o.method.toUpperCase()} ${o.path}`),
 ];
 
@@ -84,7 +84,7 @@ describe('the OpenAPI operations and the mounted routes', () => {
   });
 
   it('every operation has a distinct operationId', () => {
-    const ids = API_OPERATIONS.map((o) => o.spec.operationId);
+    const ids = API_ROUTES.map((r) => r.operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -7,7 +7,8 @@ import type { Authenticator } from '../auth.ts';
 import type { AdmissionControl } from '../controls/controls.ts';
 import type { CallerBudget } from '../http/caller-budget.ts';
 import type { Scorer } from '../scorer.ts';
-import { scoreRoutes } from './score.ts';
+import { mountRoutes } from '../http/route.ts';
+import { scoreRoute } from './score.ts';
 
 const org: Org = {
   org_id: 'org_route_test',
@@ -28,7 +29,7 @@ describe('POST /v1/score and the idempotent answer', () => {
     const durable = new Promise<void>((resolve) => (makeDurable = resolve));
     const passThrough: RequestHandler = (_req, _res, next) => next();
     const app = express().use(
-      scoreRoutes({
+      mountRoutes([scoreRoute], {
         auth: {
           middleware: (): RequestHandler => (_req, res, next) => {
             res.locals.principal = { org, keyId: 'k' };
