@@ -12,7 +12,7 @@
 import { startApi } from '../infra/harness/processes.ts';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
-import { BANDS, type Band } from '../shared/contract/response.ts';
+import { BANDS, type Band } from '../shared/vocabulary/score-terms.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { drawBootstrap } from '../shared/scoring/calibration/bootstrap.ts';
 import { drawLegacyPopulation } from '../shared/scoring/calibration/population.ts';

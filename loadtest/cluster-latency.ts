@@ -197,66 +197,143 @@ interface Result {
   ping: [number, number];
 }
 
+/** Both API nodes of the topology `npm start` (or start:cluster) brought up answer /readyz. */
+async function nodesReady(): Promise<void> {
+  await waitFor(
+    'both API nodes ready',
+    async () => {
+      const ready = await Promise.all(
+        API_PORTS.map((p) =>
+          fetch(`http://127.0.0.1:${p}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        ),
+      );
+      return ready.every(Boolean) || undefined;
+    },
+    240_000,
+    500,
+  );
+}
+
+/** An organisation the rate RATE does not reach, made as the admin CLI's Redis user; its key, accepted on both nodes. */
+async function benchKey(topology: TopologyName): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (topology === 'cluster')
+    for (const line of execFileSync('bash', ['infra/local/redis-cluster.sh', 'env'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).split('\n')) {
+      const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+      if (m) env[m[1]!] = m[2]!;
+    }
+  const cfg = loadConfig({ ...env, ...serviceRedisEnv('admin', env) });
+  const redis = createRedis(durableRedis(cfg), { connectionName: 'frs-bench-cluster' });
+  const store = new OrgStore(redis);
+  const org = await store.createOrg({
+    name: `bench-${topology}`,
+    tier: 'bureau',
+    rateRps: 100_000,
+    credits: 1e9,
+  });
+  const apiKey = (await store.createKey(org.org_id)).api_key;
+  redis.disconnect();
+  await waitFor(
+    'the new key accepted on both nodes',
+    async () => {
+      const codes = await Promise.all(
+        API_PORTS.map((p) =>
+          fetch(`http://127.0.0.1:${p}/v1/score`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ subject: { ip_address: '81.2.69.142' } }),
+          }).then((r) => r.status),
+        ),
+      );
+      return codes.every((c) => c === 200) || undefined;
+    },
+    60_000,
+    500,
+  );
+  return apiKey;
+}
+
+/** What the window's edges read: score and durability histograms, Redis, process and machine ticks. */
+async function edge(ports: number[]) {
+  return {
+    buckets: await scoreBuckets(),
+    durable: await durableBuckets(),
+    redis: redisTotals(ports),
+    procs: processTicks(),
+    machine: machineTicks(),
+  };
+}
+type Edge = Awaited<ReturnType<typeof edge>>;
+
+/** MEASURE_S seconds of the load, read at both edges, with Redis pinged meanwhile. */
+async function measuredWindow(topology: TopologyName, load: ScoreLoad) {
+  load.phase = 'measured';
+  const ports = REDIS_PORTS[topology];
+  const before = await edge(ports);
+  await eventLoopP99(); // resets the monitor: the next read covers the window
+  const stop = { done: false };
+  const pings = ports.slice(0, topology === 'cluster' ? 3 : 1).map((p) => pingLoop(p, stop));
+  await sleep(MEASURE_S * 1000);
+  stop.done = true;
+  load.phase = 'after';
+  const after = await edge(ports);
+  const loop = await eventLoopP99();
+  const pingMs = (await Promise.all(pings)).flat();
+  return { before, after, loop, pingMs };
+}
+
+function resultOf(
+  topology: TopologyName,
+  load: ScoreLoad,
+  w: { before: Edge; after: Edge; loop: number[]; pingMs: number[] },
+): Result {
+  const { before, after } = w;
+  const measured = load.requests.filter((r) => r.phase === 'measured');
+  const ok = measured.filter((r) => r.status === 200);
+  const delta = (k: string) => (after.redis.get(k) ?? 0) - (before.redis.get(k) ?? 0);
+  const scripts = delta('evalsha.calls') + delta('eval.calls');
+  const perScore = new Map<string, number>();
+  for (const [group, t] of after.procs)
+    perScore.set(group, (((t - (before.procs.get(group) ?? 0)) / CLK_TCK) * 1e6) / ok.length);
+  const ms = ok.map((r) => r.ms);
+  const between = (b0: typeof before.buckets, b1: typeof after.buckets) =>
+    [histogramQuantile(b0, b1, 0.5), histogramQuantile(b0, b1, 0.99)] as [number, number];
+  return {
+    topology,
+    ok: ok.length,
+    bad: measured.length - ok.length,
+    client: [quantile(ms, 0.5), quantile(ms, 0.99)],
+    server: between(before.buckets, after.buckets),
+    durable: between(before.durable, after.durable),
+    loopP99: w.loop,
+    perScore,
+    coresBusy:
+      ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) *
+      availableParallelism(),
+    scripts,
+    scriptUs: (delta('evalsha.usec') + delta('eval.usec')) / Math.max(1, scripts),
+    waits: delta('wait.calls'),
+    redirections: [...after.redis.keys()]
+      .filter((k) => k === 'err.MOVED' || k === 'err.ASK')
+      .reduce((a, k) => a + delta(k), 0),
+    ping: [quantile(w.pingMs, 0.5), quantile(w.pingMs, 0.99)],
+  };
+}
+
 async function measure(topology: TopologyName): Promise<Result> {
   const args = ['infra/local/start.ts', ...(topology === 'cluster' ? ['--cluster'] : [])];
   console.log(`[bench:cluster] ${topology}: npm ${topology === 'cluster' ? 'run start:cluster' : 'start'}`);
   const start = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: 'ignore' });
   const exited = once(start, 'exit');
   try {
-    await waitFor(
-      'both API nodes ready',
-      async () => {
-        const ready = await Promise.all(
-          API_PORTS.map((p) =>
-            fetch(`http://127.0.0.1:${p}/readyz`).then(
-              (r) => r.ok,
-              () => false,
-            ),
-          ),
-        );
-        return ready.every(Boolean) || undefined;
-      },
-      240_000,
-      500,
-    );
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    if (topology === 'cluster')
-      for (const line of execFileSync('bash', ['infra/local/redis-cluster.sh', 'env'], {
-        cwd: ROOT,
-        encoding: 'utf8',
-      }).split('\n')) {
-        const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-        if (m) env[m[1]!] = m[2]!;
-      }
-    const cfg = loadConfig({ ...env, ...serviceRedisEnv('admin', env) });
-    const redis = createRedis(durableRedis(cfg), { connectionName: 'frs-bench-cluster' });
-    const store = new OrgStore(redis);
-    const org = await store.createOrg({
-      name: `bench-${topology}`,
-      tier: 'bureau',
-      rateRps: 100_000,
-      credits: 1e9,
-    });
-    const apiKey = (await store.createKey(org.org_id)).api_key;
-    redis.disconnect();
-    await waitFor(
-      'the new key accepted on both nodes',
-      async () => {
-        const codes = await Promise.all(
-          API_PORTS.map((p) =>
-            fetch(`http://127.0.0.1:${p}/v1/score`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ subject: { ip_address: '81.2.69.142' } }),
-            }).then((r) => r.status),
-          ),
-        );
-        return codes.every((c) => c === 200) || undefined;
-      },
-      60_000,
-      500,
-    );
-
+    await nodesReady();
+    const apiKey = await benchKey(topology);
     const load = new ScoreLoad({
       ports: API_PORTS,
       apiKey,
@@ -265,61 +342,11 @@ async function measure(topology: TopologyName): Promise<Result> {
     });
     load.start();
     await sleep(WARM_S * 1000);
-    load.phase = 'measured';
-    const ports = REDIS_PORTS[topology];
-    const [buckets0, durable0, redis0, procs0, machine0] = [
-      await scoreBuckets(),
-      await durableBuckets(),
-      redisTotals(ports),
-      processTicks(),
-      machineTicks(),
-    ];
-    await eventLoopP99(); // resets the monitor: the next read covers the window
-    const stop = { done: false };
-    const pings = ports.slice(0, topology === 'cluster' ? 3 : 1).map((p) => pingLoop(p, stop));
-    await sleep(MEASURE_S * 1000);
-    stop.done = true;
-    load.phase = 'after';
-    const [buckets1, durable1, redis1, procs1, machine1, loop] = [
-      await scoreBuckets(),
-      await durableBuckets(),
-      redisTotals(ports),
-      processTicks(),
-      machineTicks(),
-      await eventLoopP99(),
-    ];
-    const pingMs = (await Promise.all(pings)).flat();
+    const window = await measuredWindow(topology, load);
     load.stop();
     await waitFor('the last answers', async () => load.pending() === 0 || undefined, 120_000);
     load.close();
-
-    const measured = load.requests.filter((r) => r.phase === 'measured');
-    const ok = measured.filter((r) => r.status === 200);
-    const delta = (k: string) => (redis1.get(k) ?? 0) - (redis0.get(k) ?? 0);
-    const scripts = delta('evalsha.calls') + delta('eval.calls');
-    const perScore = new Map<string, number>();
-    for (const [group, t] of procs1)
-      perScore.set(group, (((t - (procs0.get(group) ?? 0)) / CLK_TCK) * 1e6) / ok.length);
-    const ms = ok.map((r) => r.ms);
-    return {
-      topology,
-      ok: ok.length,
-      bad: measured.length - ok.length,
-      client: [quantile(ms, 0.5), quantile(ms, 0.99)],
-      server: [histogramQuantile(buckets0, buckets1, 0.5), histogramQuantile(buckets0, buckets1, 0.99)],
-      durable: [histogramQuantile(durable0, durable1, 0.5), histogramQuantile(durable0, durable1, 0.99)],
-      loopP99: loop,
-      perScore,
-      coresBusy:
-        ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * availableParallelism(),
-      scripts,
-      scriptUs: (delta('evalsha.usec') + delta('eval.usec')) / Math.max(1, scripts),
-      waits: delta('wait.calls'),
-      redirections: [...redis1.keys()]
-        .filter((k) => k === 'err.MOVED' || k === 'err.ASK')
-        .reduce((a, k) => a + delta(k), 0),
-      ping: [quantile(pingMs, 0.5), quantile(pingMs, 0.99)],
-    };
+    return resultOf(topology, load, window);
   } finally {
     if (start.exitCode === null) process.kill(-start.pid!, 'SIGINT');
     await Promise.race([exited, sleep(120_000)]);

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
-import { TIERS, type Tier } from '../shared/contract/response.ts';
+import { TIERS, type Tier } from '../shared/vocabulary/score-terms.ts';
 import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
 import { freePort } from '../infra/harness/processes.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';

@@ -139,12 +139,19 @@ async function load(): Promise<void> {
   log(`loaded ${ROWS} rows in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 }
 
-async function main(): Promise<void> {
-  if (!values.reuse) await load();
+interface Timed {
+  query: string;
+  rows: number;
+  seconds: number[];
+}
+
+/**
+ * Adds re-deliveries (every DUP_EVERY-th row again), merges stopped so they stay duplicate rows
+ * while the queries run; returns each exact query's answer from before them.
+ */
+async function redeliver(queries: string[]): Promise<Map<string, string>> {
   const now = await value(`SELECT any(now) FROM load_meta`);
-  // Stop merges before the re-deliveries so they stay duplicate rows while the queries run.
   await admin.command({ query: `SYSTEM STOP MERGES ${DB}.scores` });
-  const queries = docsQueries();
   const before = new Map<string, string>();
   const dupsPresent = (await value(`SELECT count() - uniqExact(score_id) FROM scores`)) > 0;
   if (!dupsPresent) {
@@ -153,32 +160,28 @@ async function main(): Promise<void> {
       query: `INSERT INTO ${DB}.scores (${COLUMNS}) ${generator(now)} WHERE number % ${DUP_EVERY} = 0 LIMIT ${Math.ceil(ROWS / DUP_EVERY)}`,
     });
   } else log('re-deliveries already present (--reuse): counts were checked by the run that loaded them');
+  return before;
+}
+
+/** Rows, distinct scores, parts and bytes of `scores`; refuses a table with nothing to deduplicate. */
+async function tableState() {
   const raw = await value(`SELECT count() FROM scores`);
   const distinct = await value(`SELECT uniqExact(score_id) FROM scores`);
-  const parts = await value(
-    `SELECT count() FROM system.parts WHERE database = '${DB}' AND table = 'scores' AND active`,
-  );
-  const bytes = await value(
-    `SELECT sum(bytes) FROM system.parts WHERE database = '${DB}' AND table = 'scores' AND active`,
-  );
+  const active = `FROM system.parts WHERE database = '${DB}' AND table = 'scores' AND active`;
+  const parts = await value(`SELECT count() ${active}`);
+  const bytes = await value(`SELECT sum(bytes) ${active}`);
   log(
     `${raw} rows, ${distinct} distinct scores, ${raw - distinct} unmerged re-deliveries, ${parts} parts, ${(bytes / 2 ** 20).toFixed(0)} MiB`,
   );
   if (raw <= distinct) throw new Error('no unmerged re-delivery: the exactness check would prove nothing');
+  return { raw, distinct, parts, bytes };
+}
 
-  const mismatches: string[] = [];
-  const results: { query: string; rows: number; seconds: number[] }[] = [];
-  for (const query of queries) {
-    const r = await timed(query);
-    results.push({ query, ...r });
-    if (before.has(query) && before.get(query) !== JSON.stringify(await rowsOf(query)))
-      mismatches.push(query);
-  }
-
-  // Baseline, same rows, same run: the views migration 006 dropped, as the issue measured them.
+/** Baseline, same rows, same run: the views migration 006 dropped, as the issue measured them. */
+async function baselineViews(): Promise<{ titles: Map<string, string>; base: Timed[] }> {
   const m002 = (await loadMigrations(DB)).find((m) => m.version === 2)!;
   for (const s of m002.statements) await admin.command({ query: s.sql });
-  const baseline = new Map([
+  const titles = new Map([
     [
       `SELECT day, scores FROM scores_daily WHERE org_id = 'org_00000000000000a1' AND day >= today() - 30 ORDER BY day`,
       'scores_daily, one organisation, last 30 days',
@@ -192,8 +195,8 @@ async function main(): Promise<void> {
       'scores_daily, today, all organisations',
     ],
   ]);
-  const base: { query: string; rows: number; seconds: number[] }[] = [];
-  for (const query of baseline.keys()) {
+  const base: Timed[] = [];
+  for (const query of titles.keys()) {
     const t0 = performance.now();
     const rows = (await rowsOf(query)).length;
     base.push({ query, rows, seconds: [(performance.now() - t0) / 1000] });
@@ -205,16 +208,19 @@ async function main(): Promise<void> {
     'scores_daily_degraded_sources',
   ])
     await admin.command({ query: `DROP TABLE IF EXISTS ${DB}.${v}` });
+  return { titles, base };
+}
 
-  if (mismatches.length > 0) {
-    throw new Error(`answers changed by re-delivered records:\n${mismatches.join('\n---\n')}`);
-  }
-  const titles = new Map([
-    ...queries.map((q, i): [string, string] => [q, docsQueryTitles()[i] ?? '']),
-    ...baseline,
-  ]);
+async function report(
+  table: Awaited<ReturnType<typeof tableState>>,
+  results: Timed[],
+  base: Timed[],
+  titles: Map<string, string>,
+  exactly: number,
+): Promise<void> {
+  const { raw, distinct, parts, bytes } = table;
   const short = (q: string) => (titles.get(q) || q.replace(/\s+/g, ' ').slice(0, 72)).replaceAll('`', '');
-  const line = (r: { query: string; rows: number; seconds: number[] }) => {
+  const line = (r: Timed) => {
     const median = r.seconds[Math.floor(r.seconds.length / 2)]!;
     const max = r.seconds[r.seconds.length - 1]!;
     return `| ${short(r.query)} | ${r.rows} | ${median.toFixed(3)} | ${max.toFixed(3)} |`;
@@ -224,7 +230,7 @@ async function main(): Promise<void> {
     [
       `ClickHouse ${await value(`SELECT toUInt32(splitByChar('.', version())[1])`)}.x at ${cfg.CLICKHOUSE_URL}: ${raw} rows (${raw - distinct} unmerged re-deliveries), ${ORGS} organisations, ${DAYS} days, ${parts} parts, ${(bytes / 2 ** 20).toFixed(0)} MiB`,
       '',
-      `docs/data.md queries as written, ${RUNS} runs after a warm-up (seconds); ${results.filter((r) => before.has(r.query)).length} queries answered exactly as before the re-deliveries:`,
+      `docs/data.md queries as written, ${RUNS} runs after a warm-up (seconds); ${exactly} queries answered exactly as before the re-deliveries:`,
       '',
       '| query | rows | median s | max s |',
       '|---|---|---|---|',
@@ -241,6 +247,32 @@ async function main(): Promise<void> {
         : `${over.length} quer(ies) at or over ${TARGET_S} s`,
     ].join('\n'),
   );
+}
+
+async function main(): Promise<void> {
+  if (!values.reuse) await load();
+  const queries = docsQueries();
+  const before = await redeliver(queries);
+  const table = await tableState();
+
+  const mismatches: string[] = [];
+  const results: Timed[] = [];
+  for (const query of queries) {
+    const r = await timed(query);
+    results.push({ query, ...r });
+    if (before.has(query) && before.get(query) !== JSON.stringify(await rowsOf(query)))
+      mismatches.push(query);
+  }
+  const { titles: baseline, base } = await baselineViews();
+  if (mismatches.length > 0) {
+    throw new Error(`answers changed by re-delivered records:\n${mismatches.join('\n---\n')}`);
+  }
+  const titles = new Map([
+    ...queries.map((q, i): [string, string] => [q, docsQueryTitles()[i] ?? '']),
+    ...baseline,
+  ]);
+  const exactly = results.filter((r) => before.has(r.query)).length;
+  await report(table, results, base, titles, exactly);
 }
 
 try {

@@ -6,7 +6,7 @@ import { serviceRedisEnv, type RedisService } from '../local/redis-users.ts';
 import { createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
-import type { Tier } from '../../shared/contract/response.ts';
+import type { Tier } from '../../shared/vocabulary/score-terms.ts';
 import { OrgStore, type CreateOrgInput } from '../../shared/orgs/store.ts';
 import { serviceEnv } from './processes.ts';
 

@@ -4,7 +4,7 @@
  * scrollback) gets where the file is and each key's prefix, never a whole key.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import type { Tier } from '../../shared/contract/response.ts';
+import type { Tier } from '../../shared/vocabulary/score-terms.ts';
 import { API_KEY_PREFIX, keyHint } from '../../shared/orgs/keys.ts';
 
 export interface DemoCredential {

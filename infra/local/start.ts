@@ -25,7 +25,7 @@ import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
 import { loadConfig } from '../../shared/config.ts';
-import { TIERS } from '../../shared/contract/response.ts';
+import { TIERS } from '../../shared/vocabulary/score-terms.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { errorMessage } from '../../shared/error-message.ts';

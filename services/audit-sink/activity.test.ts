@@ -39,7 +39,7 @@ describe("the Activity page's rows, from the sink's decoded records", () => {
   });
 
   it('keeps a score without subject fields or primary factor', () => {
-    const s = summarise({ ...record, request: {}, evidence: {} });
+    const s = summarise({ ...record, request: { subject: {} }, evidence: {} });
     expect(s.subject).toEqual({});
     expect(s.factor).toBeNull();
   });

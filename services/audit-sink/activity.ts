@@ -67,9 +67,8 @@ type ScriptedRedis = RedisClient & { frsActivityShare(numKeys: number, ...args: 
 
 /** The page's row of one score: its eight fields, the subject masked. */
 export function summarise(r: AuditRecordEnvelope): ScoreSummary {
-  const subject = r.request.subject as { phone_number?: unknown; ip_address?: unknown } | undefined;
-  const phone = typeof subject?.phone_number === 'string' ? subject.phone_number : '';
-  const ip = typeof subject?.ip_address === 'string' ? subject.ip_address : '';
+  const phone = r.request.subject.phone_number ?? '';
+  const ip = r.request.subject.ip_address ?? '';
   return {
     score_id: r.score_id,
     at: r.scored_at_ms,

@@ -51,8 +51,8 @@ export function toRow(r: AuditRecordEnvelope) {
     coverage: res.coverage ?? '',
     primary_risk_factor: r.evidence.primary_risk_factor?.code ?? '',
     degraded_sources: res.degraded_sources,
-    has_phone: r.request.subject && (r.request.subject as Record<string, unknown>).phone_number ? 1 : 0,
-    has_ip: r.request.subject && (r.request.subject as Record<string, unknown>).ip_address ? 1 : 0,
+    has_phone: r.request.subject.phone_number ? 1 : 0,
+    has_ip: r.request.subject.ip_address ? 1 : 0,
     latency_ms: r.latency_ms,
     node_id: r.node_id,
     client_reference: res.client_reference ?? '',
@@ -83,7 +83,7 @@ export function scoredSubjectRows(records: readonly AuditRecordEnvelope[]) {
   for (const r of records) {
     const scoredOn = new Date(r.scored_at_ms).toISOString().slice(0, 10);
     const scoredAt = r.scored_at_ms;
-    for (const subject of canonicalSubjects((r.request.subject ?? {}) as Record<string, string>)) {
+    for (const subject of canonicalSubjects(r.request.subject)) {
       const key = `${r.org_id}\n${subject}\n${scoredOn}`;
       const before = rows.get(key);
       if (before && before.scored_at_ms <= scoredAt) continue;
@@ -138,19 +138,19 @@ interface DeadLetter {
 /**
  * What one consumed topic becomes: rows of a table, undecodable or refused records to its DLQ,
  * and, for scores, the rows a second table derives from the same records (inserted after the
- * first, before offsets move on).
+ * first, before offsets move on). `R` is the topic's record as its schema decodes it.
  */
-export interface SinkStream {
+export interface SinkStream<R> {
   table: string;
   dlq: string;
-  row: (message: KafkaMessage) => { ok: true; row: object; record: unknown } | { ok: false; reason: string };
-  derived?: { table: string; rows: (records: unknown[]) => object[] };
+  row: (message: KafkaMessage) => { ok: true; row: object; record: R } | { ok: false; reason: string };
+  derived?: { table: string; rows: (records: R[]) => object[] };
   /** Sees the batch's decoded records once, before the insert (SinkOptions.onScores). */
-  observe?: (records: unknown[]) => void;
+  observe?: (records: R[]) => void;
 }
 
 function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
-  return d.ok ? { ok: true as const, row: toRowFn(d.record), record: d.record as unknown } : d;
+  return d.ok ? { ok: true as const, row: toRowFn(d.record), record: d.record } : d;
 }
 
 /**
@@ -159,10 +159,10 @@ function rowOf<T>(d: Decoded<T>, toRowFn: (record: T) => object) {
  * reach ClickHouse is dropped by a replicated table's block deduplication, and one that is not
  * (a re-delivery after a restart, a journal replay) collapses under FINAL by the table's key.
  */
-export async function insertSlice(
+export async function insertSlice<R>(
   ch: ClickHouseClient,
-  target: Pick<SinkStream, 'table' | 'derived'>,
-  slice: readonly { row: object; record: unknown }[],
+  target: Pick<SinkStream<R>, 'table' | 'derived'>,
+  slice: readonly { row: object; record: R }[],
 ): Promise<void> {
   await ch.insert({ table: target.table, values: slice.map((r) => r.row), format: 'JSONEachRow' });
   const derived = target.derived?.rows(slice.map((r) => r.record));
@@ -187,7 +187,8 @@ export class AuditSink {
   private readonly ch: ClickHouseClient;
   private readonly log: Logger;
   private readonly opts: SinkOptions;
-  private readonly streams: Record<string, SinkStream>;
+  private readonly scores: SinkStream<AuditRecordEnvelope>;
+  private readonly outcomes: SinkStream<OutcomeRecord>;
   inserted = 0;
   deadLettered = 0;
 
@@ -207,45 +208,45 @@ export class AuditSink {
     this.log = log;
     this.opts = opts;
     const db = quoteIdent(opts.database);
-    this.streams = {
-      [SCORES_TOPIC]: {
-        table: `${db}.scores`,
-        dlq: SCORES_DLQ_TOPIC,
-        row: (m) => rowOf(decode(m), toRow),
-        derived: {
-          table: `${db}.scored_subjects`,
-          rows: (records) => scoredSubjectRows(records as AuditRecordEnvelope[]),
-        },
-        ...(opts.onScores && { observe: opts.onScores as (records: unknown[]) => void }),
-      },
-      [OUTCOMES_TOPIC]: {
-        table: `${db}.outcomes`,
-        dlq: OUTCOMES_DLQ_TOPIC,
-        row: (m) => rowOf(decodeWith(OutcomeRecord, m), toOutcomeRow),
-      },
+    this.scores = {
+      table: `${db}.scores`,
+      dlq: SCORES_DLQ_TOPIC,
+      row: (m) => rowOf(decode(m), toRow),
+      derived: { table: `${db}.scored_subjects`, rows: scoredSubjectRows },
+      ...(opts.onScores && { observe: opts.onScores }),
+    };
+    this.outcomes = {
+      table: `${db}.outcomes`,
+      dlq: OUTCOMES_DLQ_TOPIC,
+      row: (m) => rowOf(decodeWith(OutcomeRecord, m), toOutcomeRow),
     };
   }
 
   async start(): Promise<void> {
     await this.dlq.connect();
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: Object.keys(this.streams), fromBeginning: true });
+    await this.consumer.subscribe({ topics: [SCORES_TOPIC, OUTCOMES_TOPIC], fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
       // Partitions insert independently, so one slow partition does not hold the others' lag.
       partitionsConsumedConcurrently: 3,
       eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.handleBatch(payload),
+      eachBatch: (payload) =>
+        payload.batch.topic === SCORES_TOPIC
+          ? this.handleBatch(this.scores, payload)
+          : this.handleBatch(this.outcomes, payload),
     });
   }
 
-  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    const stream = this.streams[batch.topic]!;
+  private async handleBatch<R>(
+    stream: SinkStream<R>,
+    { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
+  ) {
     // Set here, not left to the column DEFAULT: 18.16 fills columns a JSONEachRow row omits with
     // the type's zero, not with the DEFAULT expression. Once per batch, not per attempt, so a
     // retried insert sends the same bytes and a replicated table drops it as a duplicate block.
     const insertedAt = Math.floor(Date.now() / 1000);
-    const rows: { row: object; record: unknown; message: KafkaMessage }[] = [];
+    const rows: { row: object; record: R; message: KafkaMessage }[] = [];
     const bad: DeadLetter[] = [];
     for (const message of batch.messages) {
       const d = stream.row(message);
@@ -294,7 +295,7 @@ export class AuditSink {
   private async deadLetter(topic: string, partition: number, records: DeadLetter[]): Promise<void> {
     if (records.length === 0) return;
     await this.dlq.send({
-      topic: this.streams[topic]!.dlq,
+      topic: topic === SCORES_TOPIC ? this.scores.dlq : this.outcomes.dlq,
       acks: -1,
       messages: records.map(({ message, reason, stage, errorCode }) => ({
         key: message.key,

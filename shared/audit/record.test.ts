@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuditRecord, serializeAuditRecord } from './record.ts';
+import { AuditRecord, AuditRequest, serializeAuditRecord } from './record.ts';
 
 describe('serializeAuditRecord', () => {
   it('embeds the response JSON as sent and decodes as a valid record', () => {
@@ -34,5 +34,19 @@ describe('serializeAuditRecord', () => {
     const decoded = AuditRecord.parse(JSON.parse(json));
     expect(decoded.response).toEqual(response);
     expect(json.endsWith(`"response":${responseJson}}`)).toBe(true);
+  });
+});
+
+describe("the audit record's request", () => {
+  it('reads the subject typed and keeps members it does not name, so request_json stays as sent', () => {
+    const sent = { subject: { phone_number: '+447911123456' }, context: { sector: 'x' }, added_later: 1 };
+    const request = AuditRequest.parse(sent);
+    expect(request.subject.phone_number).toBe('+447911123456');
+    expect(JSON.stringify(request)).toBe(JSON.stringify(sent));
+  });
+
+  it('refuses a request without a subject, or a subject value that is not text', () => {
+    expect(AuditRequest.safeParse({}).success).toBe(false);
+    expect(AuditRequest.safeParse({ subject: { ip_address: 42 } }).success).toBe(false);
   });
 });

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
-import {
-  ACTIONS,
-  BANDS,
-  CONTEXT_EFFECTS,
-  COVERAGES,
-  Component,
-  ReputationReports,
-  ScoreResponse,
-  SubjectResolution,
-  TIERS,
-} from '../contract/response.ts';
+import { Component, ReputationReports, ScoreResponse, SubjectResolution } from '../contract/response.ts';
+import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS } from '../vocabulary/score-terms.ts';
 
 /**
  * Version of the audit envelope; bump it with a new schema and keep decoding the old ones. Optional
@@ -71,6 +62,24 @@ const ContextRecord = {
 };
 
 /**
+ * The request as the caller sent it (never the key, which travels in a header): the shape of the
+ * contract's ScoreRequest without its checks. The API validated it before scoring, and a record
+ * made under an older, looser rule must still decode. Members this schema does not name are kept,
+ * so `request_json` stays the request as sent. The publisher builds it (services/api/scorer.ts
+ * `requestAsSent`), the sink and the Activity feed read the subject from it.
+ */
+export const AuditRequest = z.looseObject({
+  // The contract's Subject is strict: these are all its members.
+  subject: z.object({ phone_number: z.string().optional(), ip_address: z.string().optional() }),
+  context_id: z.string().optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  options: z.record(z.string(), z.unknown()).optional(),
+  client_reference: z.string().optional(),
+});
+
+export type AuditRequest = z.infer<typeof AuditRequest>;
+
+/**
  * One record on `scores.v1` per 200 from POST /v1/score: the request as sent (never the key),
  * the response exactly as returned, and the full tier-permitted evidence.
  */
@@ -83,7 +92,7 @@ export const AuditRecord = z.object({
   scored_at_ms: z.int().nonnegative(),
   node_id: z.string(),
   latency_ms: z.int().nonnegative(),
-  request: z.record(z.string(), z.unknown()),
+  request: AuditRequest,
   response: ScoreResponse,
   evidence: AuditEvidence,
   ...ScoreQuality,
@@ -106,7 +115,7 @@ export const AuditRecordEnvelope = z.object({
   scored_at_ms: z.int().nonnegative(),
   node_id: z.string(),
   latency_ms: z.int().nonnegative(),
-  request: z.record(z.string(), z.unknown()),
+  request: AuditRequest,
   response: z.looseObject({
     score_version: z.string(),
     score: z.int().min(0).max(100),

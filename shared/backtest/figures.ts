@@ -4,7 +4,7 @@
  * index against each version's reference population and the "Score quality" caps. What each
  * figure means: docs/data.md "Backtests".
  */
-import type { Band, ContextEffect } from '../contract/response.ts';
+import type { Band, ContextEffect } from '../vocabulary/score-terms.ts';
 import type { ScoreVersion } from '../scoring/engine.ts';
 import { replay, reproduces, type Replayed } from '../scoring/replay.ts';
 import type { SignatureGroup } from './signatures.ts';

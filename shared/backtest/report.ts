@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import escapeHtml from 'escape-html';
-import type { Band } from '../contract/response.ts';
+import type { Band } from '../vocabulary/score-terms.ts';
 import { BANDS, CAPS, ROLES, type Figures, type Role } from './figures.ts';
 import type { RunMeta } from './store.ts';
 

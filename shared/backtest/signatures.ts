@@ -19,8 +19,8 @@ import type { ClickHouseClient } from '../clients/clickhouse.ts';
 import { quote, quoteIdent } from '../clients/sql.ts';
 import { answeredOnly } from '../clickhouse/answered.ts';
 import { readRows } from '../clickhouse/rows.ts';
-import type { ContextEffect, Verdict } from '../contract/response.ts';
-import type { RiskPosture } from '../scoring/engine.ts';
+import type { ContextEffect, Verdict } from '../vocabulary/score-terms.ts';
+import type { RiskPosture } from '../vocabulary/scoring-input.ts';
 import type { ReplaySignature, StoredComponent } from '../scoring/replay.ts';
 
 export interface Window {

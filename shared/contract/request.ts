@@ -8,9 +8,6 @@ import { storableText } from './storable-text.ts';
 /** E.164 shape: `+` then digits, no separators. A trunk zero is allowed here (it scores as unattested). */
 export const PHONE_PATTERN = /^\+[1-9]\d{3,14}$/;
 
-// The context's enums are the engine's vocabulary (vocabulary/scoring-input.ts); published here too.
-export { CHANNELS, DIRECTIONS, MOMENTS, RISK_POSTURES };
-
 export const IDEMPOTENCY_KEY_MAX = 128;
 /**
  * Visible ASCII only. Node reads header bytes as Latin-1, so a UTF-8 key would be kept as other

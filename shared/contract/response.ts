@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
-import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
+import { COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
+import { BENIGN_EXCLUSIONS } from '../vocabulary/benign-exclusions.ts';
 import type { ComponentResult as EngineComponent, ResolvedSubject } from '../scoring/result-types.ts';
 import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS } from '../vocabulary/score-terms.ts';
-
-// The score's vocabulary is part of what the contract publishes: importers of the response
-// schema find it here too.
-export { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS };
-export type { Action, Band, ContextEffect, Coverage, Tier, Verdict } from '../vocabulary/score-terms.ts';
 
 const listOf = (registry: Record<string, string>, name: string) =>
   `One of the ${name} registry (\`x-${name.replace(/ /g, '-')}\` at the document root): ${Object.keys(

@@ -1,4 +1,5 @@
-import type { ScoreResponse, Tier } from './response.ts';
+import type { ScoreResponse } from './response.ts';
+import type { Tier } from '../vocabulary/score-terms.ts';
 import { DISCLOSURE, type Scored } from '../scoring/engine.ts';
 import { includedIn, suppressedFor } from '../scoring/tiers.ts';
 

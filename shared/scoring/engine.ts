@@ -5,9 +5,10 @@ import { COMPONENTS_OF_FLAG } from '../capabilities/flags.ts';
 import type { RiskPosture, ScoringContext } from '../vocabulary/scoring-input.ts';
 import type { Action, Band, ContextEffect, Coverage, Verdict } from '../vocabulary/score-terms.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
-import type { Evidence } from './evidence.ts';
+import type { Evidence } from '../capabilities/evidence.ts';
+import type { BenignExclusion } from '../vocabulary/benign-exclusions.ts';
 import { percentileRank, type Calibration } from './percentile.ts';
-import { REASON_CODES, type BenignExclusion, type ComponentKey, type ReasonCode } from './reason-codes.ts';
+import { REASON_CODES, type ComponentKey, type ReasonCode } from './reason-codes.ts';
 import type { ComponentResult, ResolvedSubject } from './result-types.ts';
 import { pointsOf, type BandFloors, type VersionDefinition } from './weights.ts';
 import { sha256Hex } from '../sha256.ts';
@@ -124,7 +125,6 @@ const POSTURE_SIGN: Readonly<Record<RiskPosture, -1 | 0 | 1>> = {
   balanced: 0,
   precision_weighted: 1,
 };
-export type { RiskPosture };
 
 /** Band of a score under the version's floors (before 2026.12.0: 20/40/60/80), shifted by posture. */
 export function bandFor(

@@ -10,8 +10,6 @@ import { addressKeyOf, resolveIp, type IpFacts } from '../resolution/ip.ts';
 import { resolvePhone } from '../resolution/phone.ts';
 import type { ComponentKey } from './reason-codes.ts';
 
-export type { CapabilityData, Evidence, Reputation };
-
 /** The in-memory data evidence is gathered from; anything absent is not loaded on this node. */
 export interface EvidenceSources {
   carriers?: CarrierPrefixes;

@@ -8,9 +8,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../contract/request.ts';
-import type { Band } from '../contract/response.ts';
+import type { Band } from '../vocabulary/score-terms.ts';
+import type { RiskPosture } from '../vocabulary/scoring-input.ts';
 import { calibrationSources } from './calibration/build.ts';
-import { score, type RiskPosture } from './engine.ts';
+import { score } from './engine.ts';
 import { gatherEvidence, type EvidenceSources } from './evidence.ts';
 import { DEFAULT_VERSION } from './versions.ts';
 

@@ -1,8 +1,8 @@
 /**
  * The registries the contract publishes (OpenAPI `x-component-keys`, `x-reason-codes`,
  * `x-benign-exclusions`). Component keys and reason codes come from the capabilities
- * (shared/capabilities/index.ts); benign exclusions are the engine's own. Nothing else may
- * invent one.
+ * (shared/capabilities/index.ts); benign exclusions are the engine's own
+ * (vocabulary/benign-exclusions.ts). Nothing else may invent one.
  */
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import { CAPABILITY_DEFINITIONS, type CapabilityDefinitions } from '../capabilities/index.ts';
@@ -43,7 +43,3 @@ function reasonCodes(): Readonly<Record<ReasonCode, string>> {
 }
 
 export const REASON_CODES = reasonCodes();
-
-// Benign exclusions are the engine's own vocabulary; exported here beside the registries derived
-// from the capabilities, as the contract publishes all three together.
-export { BENIGN_EXCLUSIONS, type BenignExclusion } from '../vocabulary/benign-exclusions.ts';

@@ -10,7 +10,7 @@ import { buildRangeSet } from '../resolution/range-set.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import { gatherEvidence } from './evidence.ts';
 import { score, type ScoreVersion } from './engine.ts';
-import { BENIGN_EXCLUSIONS } from './reason-codes.ts';
+import { BENIGN_EXCLUSIONS } from '../vocabulary/benign-exclusions.ts';
 import { VERSION_DEFINITIONS } from './weights.ts';
 
 const released = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;

@@ -17,7 +17,8 @@
 import { storedFinding, type CapabilityFinding, type StoredFindings } from '../capabilities/definition.ts';
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import type { Action, Band, ContextEffect, Verdict } from '../vocabulary/score-terms.ts';
-import { actionFor, bandOf, type RiskPosture, type ScoreVersion } from './engine.ts';
+import { actionFor, bandOf, type ScoreVersion } from './engine.ts';
+import type { RiskPosture } from '../vocabulary/scoring-input.ts';
 import type { ComponentResult } from './result-types.ts';
 import { pointsOf } from './weights.ts';
 import type { ReasonCode } from './reason-codes.ts';

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
-import type { Verdict } from '../contract/response.ts';
+import type { Verdict } from '../vocabulary/score-terms.ts';
 import { drawBootstrap } from './calibration/bootstrap.ts';
 import { deriveFloors, type Member } from './calibration/build.ts';
 import { drawLegacyPopulation } from './calibration/population.ts';

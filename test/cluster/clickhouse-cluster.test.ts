@@ -15,7 +15,6 @@ import { loadMigrations, migrate, urlHosts, type Host } from '../../infra/clickh
 import { dropExpiredPartitions } from '../../services/refresher/jobs/retention.ts';
 import { insertSlice, scoredSubjectRows } from '../../services/audit-sink/sink.ts';
 import { ScoreHistory } from '../../shared/audit/history.ts';
-import type { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 import { clickHouseNodes, createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import { toRow } from '../../services/audit-sink/sink.ts';
 import { auditRecord, scoreIdAt, sinkSlice } from '../helpers/audit-rows.ts';
@@ -46,7 +45,7 @@ const target = {
   table: `${DB}.scores`,
   derived: {
     table: `${DB}.scored_subjects`,
-    rows: (records: unknown[]) => scoredSubjectRows(records as AuditRecordEnvelope[]),
+    rows: scoredSubjectRows,
   },
 };
 
@@ -178,7 +177,7 @@ describe('ClickHouse cluster mode (2 shards x 2 replicas)', () => {
         await rows(
           first,
           `SELECT score_id FROM ${DB}.scores_local WHERE org_id = '${ORG}' AND score_id IN (${slice
-            .map((s) => `'${(s.record as AuditRecordEnvelope).score_id}'`)
+            .map((s) => `'${s.record.score_id}'`)
             .join(',')})`,
         )
       ).map((r) => String(r.score_id));

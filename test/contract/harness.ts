@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
-import type { Tier } from '../../shared/contract/response.ts';
+import type { Tier } from '../../shared/vocabulary/score-terms.ts';
 import { orgWithKey, scoreCall } from '../../infra/harness/fixtures.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
 

@@ -29,7 +29,7 @@ describe('the sink inserting the same batch twice', () => {
       table: `${DB}.scores`,
       derived: {
         table: `${DB}.scored_subjects`,
-        rows: (records: unknown[]) => scoredSubjectRows(records as AuditRecordEnvelope[]),
+        rows: scoredSubjectRows,
       },
     };
     await insertSlice(ch, target, slice);

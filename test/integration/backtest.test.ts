@@ -20,7 +20,7 @@ import { BANDS, type Figures } from '../../shared/backtest/figures.ts';
 import { writeReport } from '../../shared/backtest/report.ts';
 import { runBacktest } from '../../shared/backtest/run.ts';
 import { documentedQueries, latestRun, newRunId, saveRun } from '../../shared/backtest/store.ts';
-import type { Band, Tier } from '../../shared/contract/response.ts';
+import type { Band, Tier } from '../../shared/vocabulary/score-terms.ts';
 import { ScoreResponse } from '../../shared/contract/response.ts';
 import { newOutcomeId } from '../../shared/ids.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';

@@ -48,6 +48,28 @@ function links(markdown: string): string[] {
 
 const pages = [join(ROOT, 'README.md'), join(ROOT, 'CONTRIBUTING.md'), ...markdownFiles(join(ROOT, 'docs'))];
 
+/**
+ * docs/performance.md is the present: what the bench measures and the current figures, in about
+ * 200 lines. Dated runs, and what was tried on a day, go to docs/performance-log/ (one page a
+ * round); twice the page grew past 300 lines by keeping them.
+ */
+const PERFORMANCE_PAGE_MAX_LINES = 210;
+
+/** Why a performance page is not the present any more: too long, or a heading that dates a run. */
+export function performancePageProblems(markdown: string): string[] {
+  const lines = markdown.replace(/\n$/, '').split('\n');
+  const problems =
+    lines.length > PERFORMANCE_PAGE_MAX_LINES
+      ? [
+          `${lines.length} lines, over ${PERFORMANCE_PAGE_MAX_LINES}: move dated runs to docs/performance-log/`,
+        ]
+      : [];
+  for (const line of lines)
+    if (/^#{1,6}\s.*\b20\d\d-\d\d-\d\d\b/.test(line))
+      problems.push(`a dated heading belongs in docs/performance-log/: ${line}`);
+  return problems;
+}
+
 describe('documentation links', () => {
   it('every relative link and anchor lands on a file and a heading that exist', () => {
     const broken: string[] = [];
@@ -88,5 +110,24 @@ describe('documentation links', () => {
   it('computes heading ids as GitHub does', () => {
     const ids = headingIds('# A `b`: c/d (e)\n## A `b`: c/d (e)\n<a id="x"></a>\n```\n# not a heading\n```');
     expect([...ids].sort()).toEqual(['a-b-cd-e', 'a-b-cd-e-1', 'x']);
+  });
+});
+
+describe('the performance page', () => {
+  const page = readFileSync(join(ROOT, 'docs/performance.md'), 'utf8');
+
+  it('stays the present: at most about 200 lines, dated runs in docs/performance-log/', () => {
+    expect(performancePageProblems(page)).toEqual([]);
+  });
+
+  it('fails once it grows past its limit, or dates a run in a heading', () => {
+    const grown = page + '\nA run.\n'.repeat(PERFORMANCE_PAGE_MAX_LINES);
+    expect(performancePageProblems(grown)).toEqual([expect.stringMatching(/^\d+ lines, over 210/)]);
+    const atLimit = 'line\n'.repeat(PERFORMANCE_PAGE_MAX_LINES);
+    expect(performancePageProblems(atLimit)).toEqual([]);
+    expect(performancePageProblems(`${atLimit}one more\n`)).toHaveLength(1);
+    expect(performancePageProblems('# Performance\n## Five runs (2026-11-28)\n')).toEqual([
+      'a dated heading belongs in docs/performance-log/: ## Five runs (2026-11-28)',
+    ]);
   });
 });

@@ -61,8 +61,16 @@ describe('npm run lint, function length', () => {
     expect(await rulesFired('services/api/node.ts', fn(80))).toEqual([]);
   });
 
+  it('fails on a function over 80 lines in the harnesses and scripts of test/, loadtest/ and infra/', async () => {
+    expect(await rulesFired('test/cluster/faults.ts', fn(81))).toEqual(['max-lines-per-function']);
+    expect(await rulesFired('test/cluster/faults.ts', fn(80))).toEqual([]);
+    expect(await rulesFired('loadtest/cluster-latency.ts', fn(81))).toEqual(['max-lines-per-function']);
+    expect(await rulesFired('infra/harness/wait.ts', fn(81))).toEqual(['max-lines-per-function']);
+  });
+
   it('lets a test be as long as its scenario', async () => {
     expect(await rulesFired('services/api/metrics.test.ts', fn(200))).toEqual([]);
+    expect(await rulesFired('test/repo/lint-rules.test.ts', fn(200))).toEqual([]);
   });
 });
 

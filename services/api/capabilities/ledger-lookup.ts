@@ -15,7 +15,7 @@ import { countVotes } from '../../../shared/capabilities/ledger-votes.ts';
 import { canonicalSubjects, type SubjectKeys } from '../../../shared/capabilities/subject-key.ts';
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Subject } from '../../../shared/contract/request.ts';
-import type { Reputation } from '../../../shared/scoring/evidence.ts';
+import type { Reputation } from '../../../shared/capabilities/evidence.ts';
 import { LedgerBatch } from './ledger-batch.ts';
 
 export interface LedgerLookupDeps {

@@ -1,7 +1,7 @@
 /**
  * admit.lua's arguments by name, and the one function that lays them out in the order the script
  * reads them (its ARGV, documented at the top of admit.lua). Both the single idempotent admission
- * (controls.ts) and a run of admissions (admit-batch.ts) send them, so they live apart from both.
+ * (redis-admission.ts) and a run of admissions (admit-batch.ts) send them, so they live apart from both.
  */
 
 /** admit.lua's answer for one request: outcome, requests in the window, credits used[, stored body]. */

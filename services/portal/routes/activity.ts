@@ -4,7 +4,7 @@ import {
   HistoryUnavailableError,
   type ExplainSources,
 } from '../../../shared/audit/explain.ts';
-import { BANDS } from '../../../shared/contract/response.ts';
+import { BANDS } from '../../../shared/vocabulary/score-terms.ts';
 import type { OrgStore } from '../../../shared/orgs/store.ts';
 import { ACTIVITY_ROWS, type ActivityStore } from '../activity.ts';
 import type { SubjectReveal } from '../subject-reveal.ts';

@@ -1,4 +1,4 @@
-import { BANDS } from '../../../shared/contract/response.ts';
+import { BANDS } from '../../../shared/vocabulary/score-terms.ts';
 import type { Org } from '../../../shared/orgs/store.ts';
 import type { ScoreSummary } from '../../../shared/portal/activity.ts';
 import type { DayUsage } from '../activity.ts';

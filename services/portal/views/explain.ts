@@ -1,6 +1,7 @@
 import type { Explanation } from '../../../shared/audit/explain.ts';
 import { ExplainResponse, type ComponentResult } from '../../../shared/contract/response.ts';
-import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../../shared/scoring/reason-codes.ts';
+import { COMPONENT_KEYS, REASON_CODES } from '../../../shared/scoring/reason-codes.ts';
+import { BENIGN_EXCLUSIONS } from '../../../shared/vocabulary/benign-exclusions.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Session } from '../sessions.ts';
 import { bandBadge } from './band.ts';

@@ -1,4 +1,4 @@
-import { BANDS } from '../../../shared/contract/response.ts';
+import { BANDS } from '../../../shared/vocabulary/score-terms.ts';
 import type { DayUsage } from '../activity.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { num } from './format.ts';

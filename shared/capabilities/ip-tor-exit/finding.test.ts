@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IpFacts } from '../../resolution/ip.ts';
-import type { Evidence } from '../../scoring/evidence.ts';
+import type { Evidence } from '../evidence.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet } from '../../resolution/range-set.ts';
 import { torExitFinding } from './finding.ts';
