@@ -42,7 +42,14 @@ import { shieldCore, stackPids } from './core-shield.ts';
 import { figure, show, type Figure } from './figures.ts';
 import { MachineProbe, type MachineState } from './machine-probe.ts';
 import { runK6, type Step } from './k6-step.ts';
-import { combine, PROBE_ARGS, readProbes, resetProbes, type RuntimeStats } from './runtime-stats.ts';
+import {
+  combine,
+  PROBE_ARGS,
+  readProbes,
+  resetProbes,
+  STALL_BUDGET_MS,
+  type RuntimeStats,
+} from './runtime-stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -504,6 +511,51 @@ const skipped = (stage: string) => `skipped (BENCH_SKIP=${stage})`;
 const settled = (rates: number[]) =>
   rates.length >= 2 && Math.abs(rates.at(-1)! - rates.at(-2)!) <= WARMUP_SETTLED * rates.at(-2)!;
 
+/**
+ * The stall budget: no event-loop stall over STALL_BUDGET_MS on an API node at a quarter of
+ * saturation (two nodes side by side, the worst node; and the pinned node, when it ran).
+ */
+function stallBudgetRows(full: TargetResult): string {
+  const row = (where: string, m: Measured) => {
+    const rt = m.runtime!;
+    return `| stall budget: longest event-loop stall <= ${STALL_BUDGET_MS} ms, ${where} | ${show(rt.loopDelayMaxMs, 1)} ms, ${show(rt.stallsOverBudget)} stalls over it | ${metIf(rt.loopDelayMaxMs.median <= STALL_BUDGET_MS)} |`;
+  };
+  const quarter = full.points[FRACTIONS.indexOf(0.25)]!;
+  return [
+    row(`2 nodes at 25 % (${quarter.offered} req/s, worst node)`, quarter),
+    ...(pinned
+      ? [
+          row(`one node pinned at ${pinned.rate} req/s`, pinned.quarter),
+          `| GC: longest pause <= 30 ms, one node pinned at saturation | ${show(pinned.saturation.runtime!.gcMaxMs, 1)} ms | ${metIf(pinned.saturation.runtime!.gcMaxMs.median <= 30)} |`,
+        ]
+      : []),
+  ].join('\n');
+}
+
+/** The p99 budgets of one API node pinned to a core, against (d) pinned the same way. */
+function pinnedBudgetRows(): string {
+  return pinned
+    ? `| p99 of the full path < 10 ms at a quarter of its saturation, one API node pinned to core 1 (k6${SHIELD ? ' and the stack' : ''} on core 0) | ${show(pinned.quarter.p99, 2)} ms at ${pinned.rate} req/s (saturation ${show(pinned.saturation.rps)} req/s), p50 ${show(pinned.quarter.p50, 2)} ms | ${metIf(pinned.quarter.p99.median < 10)} |
+| the floor under it: (d) pinned the same way, at the same rate | p99 ${show(pinned.floor.p99, 2)} ms, p50 ${show(pinned.floor.p50, 2)} ms | ${pinned.floor.p99.median >= 10 ? '10 ms is below the floor' : 'below 10 ms'} |
+| how busy each pinned core was at that rate (CPU per request, from /proc) | (c) ${busyShare(pinned.quarter)} (${show(pinned.quarter.cpuUs!)} µs), (d) ${busyShare(pinned.floor)} (${show(pinned.floor.cpuUs!)} µs) | |
+| goal: p99 of the full path <= 1.5x (d)'s at the same rate, both pinned | ${(pinned.quarter.p99.median / pinned.floor.p99.median).toFixed(2)}x (medians) | ${metIf(pinned.quarter.p99.median <= 1.5 * pinned.floor.p99.median)} |
+| restated: p99 of the full path <= 2x (d)'s at the same rate, both pinned | ${(pinned.quarter.p99.median / pinned.floor.p99.median).toFixed(2)}x (medians) | ${metIf(pinned.quarter.p99.median <= 2 * pinned.floor.p99.median)} |`
+    : `| p99 budgets on a pinned node | ${skipped('pinned')} | |`;
+}
+
+/** The full path's latency while Kafka is down, against the steady run. */
+function outageSection(full: TargetResult): string {
+  return outage
+    ? `| Kafka | p50 ms | p99 ms |
+|---|---|---|
+| up | ${outage.up.p50.toFixed(2)} | ${outage.up.p99.toFixed(2)} |
+| down (records spill to the journal) | ${outage.down.p50.toFixed(2)} | ${outage.down.p99.toFixed(2)} |
+
+p99 during the outage is ${(outage.down.p99 / outage.up.p99).toFixed(2)}x the steady run on the same private stack (one round each),
+and ${(outage.down.p99 / full.points[1]!.p99.median).toFixed(2)}x the median of (c) at 50 % above, on the shared stack (budget: within 1.5x).`
+    : skipped('outage');
+}
+
 function renderPage(): string {
   const [bare, hello, full, io] = results as [TargetResult, TargetResult, TargetResult, TargetResult];
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
@@ -519,7 +571,7 @@ function renderPage(): string {
   const ioRatio = cpu(full) / cpu(io);
   const runtimeRow = (label: string, m: Measured) => {
     const rt = m.runtime!;
-    return `| ${label} | ${show(m.p99, 2)} | ${show(rt.loopDelayP50Ms, 2)} / ${show(rt.loopDelayP99Ms, 2)} / ${show(rt.loopDelayMaxMs, 1)} | ${show(rt.gcCount)} / ${show(rt.gcTotalMs, 1)} / ${show(rt.gcMaxMs, 1)} | ${show(rt.rssMb)} |`;
+    return `| ${label} | ${show(m.p99, 2)} | ${show(rt.loopDelayP50Ms, 2)} / ${show(rt.loopDelayP99Ms, 2)} | **${show(rt.loopDelayMaxMs, 1)}** / ${show(rt.stallsOverBudget)} | ${show(rt.gcCount)} / ${show(rt.gcTotalMs, 1)} / ${show(rt.gcMaxMs, 1)} | ${show(rt.rssMb)} / ${show(rt.heapLiveMb)} |`;
   };
   const runtimeRows = [
     runtimeRow('(c) 2 nodes at saturation', full.saturation),
@@ -531,22 +583,9 @@ function renderPage(): string {
         ]
       : []),
   ];
-  const pinnedRows = pinned
-    ? `| p99 of the full path < 10 ms at a quarter of its saturation, one API node pinned to core 1 (k6${SHIELD ? ' and the stack' : ''} on core 0) | ${show(pinned.quarter.p99, 2)} ms at ${pinned.rate} req/s (saturation ${show(pinned.saturation.rps)} req/s), p50 ${show(pinned.quarter.p50, 2)} ms | ${metIf(pinned.quarter.p99.median < 10)} |
-| the floor under it: (d) pinned the same way, at the same rate | p99 ${show(pinned.floor.p99, 2)} ms, p50 ${show(pinned.floor.p50, 2)} ms | ${pinned.floor.p99.median >= 10 ? '10 ms is below the floor' : 'below 10 ms'} |
-| how busy each pinned core was at that rate (CPU per request, from /proc) | (c) ${busyShare(pinned.quarter)} (${show(pinned.quarter.cpuUs!)} µs), (d) ${busyShare(pinned.floor)} (${show(pinned.floor.cpuUs!)} µs) | |
-| goal: p99 of the full path <= 1.5x (d)'s at the same rate, both pinned | ${(pinned.quarter.p99.median / pinned.floor.p99.median).toFixed(2)}x (medians) | ${metIf(pinned.quarter.p99.median <= 1.5 * pinned.floor.p99.median)} |
-| restated: p99 of the full path <= 2x (d)'s at the same rate, both pinned | ${(pinned.quarter.p99.median / pinned.floor.p99.median).toFixed(2)}x (medians) | ${metIf(pinned.quarter.p99.median <= 2 * pinned.floor.p99.median)} |`
-    : `| p99 budgets on a pinned node | ${skipped('pinned')} | |`;
-  const outageMd = outage
-    ? `| Kafka | p50 ms | p99 ms |
-|---|---|---|
-| up | ${outage.up.p50.toFixed(2)} | ${outage.up.p99.toFixed(2)} |
-| down (records spill to the journal) | ${outage.down.p50.toFixed(2)} | ${outage.down.p99.toFixed(2)} |
-
-p99 during the outage is ${(outage.down.p99 / outage.up.p99).toFixed(2)}x the steady run on the same private stack (one round each),
-and ${(outage.down.p99 / full.points[1]!.p99.median).toFixed(2)}x the median of (c) at 50 % above, on the shared stack (budget: within 1.5x).`
-    : skipped('outage');
+  const stallRows = stallBudgetRows(full);
+  const pinnedRows = pinnedBudgetRows();
+  const outageMd = outageSection(full);
   const auditMd = auditStages
     ? auditStages.map((st) => `- ${JSON.stringify(st)}`).join('\n')
     : skipped('audit');
@@ -575,6 +614,7 @@ ${warmUps.map((w) => `${w.name} ${w.rates.map((r) => r.toFixed(0)).join(', ')} r
 | goal: API-node CPU per scoring request <= 1.5x (d)'s | ${cpu(full).toFixed(0)} µs against ${cpu(io).toFixed(0)} µs: ${ioRatio.toFixed(2)}x | ${metIf(ioRatio <= 1.5)} |
 | restated: API-node CPU per scoring request <= 2x (d)'s | ${ioRatio.toFixed(2)}x | ${metIf(ioRatio <= 2)} |
 | the floor: (d) against (b) | ${cpu(io).toFixed(0)} µs against ${cpu(hello).toFixed(0)} µs: ${(cpu(io) / cpu(hello)).toFixed(2)}x | ${cpu(io) / cpu(hello) > 4 ? '4x of (b) is below the floor' : 'below 4x'} |
+${stallRows}
 ${pinnedRows}
 | no errors but intended 429s at every step | 0 at every step of every round | met |
 
@@ -593,12 +633,14 @@ ${machineRows().join('\n')}
 
 ## The API nodes' runtime during each step (loadtest/runtime-probe.ts)
 
-Event-loop delay (\`monitorEventLoopDelay\` at 10 ms resolution, the excess over it; worst node), GC pauses (PerformanceObserver 'gc' entries, both nodes together)
-and peak RSS (worst node), each over exactly one k6 step; median (min–max) over the rounds. A p99 close to the longest
-GC pause or event-loop stall is explained by it; one far above both waited on something outside the node.
+Event-loop delay (\`monitorEventLoopDelay\` at 10 ms resolution, the excess over it; worst node), the longest stall
+(its maximum) and the stalls over the ${STALL_BUDGET_MS} ms budget (both nodes together), GC pauses (PerformanceObserver 'gc' entries, both
+nodes together), peak RSS and the live heap a mark-compact left (worst node), each over exactly one k6 step; median (min–max)
+over the rounds. A p99 close to the longest GC pause or stall is explained by it; one far above both waited on something
+outside the node. \`node loadtest/stall-finder.ts\` names what ran during each stall.
 
-| step | k6 p99 ms | loop delay p50 / p99 / max ms | GC pauses count / total ms / longest ms | RSS MiB |
-|---|---|---|---|---|
+| step | k6 p99 ms | loop delay p50 / p99 ms | longest stall ms / stalls over ${STALL_BUDGET_MS} ms | GC pauses count / total ms / longest ms | RSS / live heap MiB |
+|---|---|---|---|---|---|
 ${runtimeRows.join('\n')}
 
 ## During a Kafka outage (same run, private Kafka)

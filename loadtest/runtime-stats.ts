@@ -2,16 +2,27 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
+/**
+ * The stall budget (docs/performance.md): no event-loop stall of an API node longer than this at
+ * a quarter of saturation. A request that arrives behind a stall waits it out whole.
+ */
+export const STALL_BUDGET_MS = 20;
+
 /** What one process saw in one window. */
 export interface RuntimeStats {
   loopDelayP50Ms: number;
   loopDelayP99Ms: number;
+  /** The longest stall: the excess over the timer's 10 ms of its latest run. */
   loopDelayMaxMs: number;
+  /** Stalls longer than the budget (STALL_BUDGET_MS, 20 ms) in the window. */
+  stallsOverBudget: number;
   gcCount: number;
   gcTotalMs: number;
   gcMaxMs: number;
   /** Peak resident set in the window (sampled every 100 ms). */
   rssMb: number;
+  /** The heap a mark-compact left (its latest, whenever it ran). */
+  heapLiveMb: number;
 }
 
 /** Node options that preload the probe; spawn the process with an 'ipc' stdio slot. */
@@ -58,6 +69,19 @@ export function readProbes(children: ChildProcess[]): Promise<RuntimeStats[]> {
   );
 }
 
+/** Each process's stalls over the budget in the window: [end µs (monotonic clock), ms late]. */
+export function readStalls(children: ChildProcess[]): Promise<[number, number][][]> {
+  return Promise.all(
+    children.map((c) =>
+      ask(c, 'runtime-probe:stalls', (m) =>
+        typeof m === 'object' && m !== null && 'stalls' in m
+          ? (m as { stalls: [number, number][] }).stalls
+          : undefined,
+      ),
+    ),
+  );
+}
+
 /**
  * Several processes (the 2 API nodes) as one: the worst node's delay and RSS, the GC pauses of
  * all of them counted together and the longest of any.
@@ -69,9 +93,11 @@ export function combine(stats: RuntimeStats[]): RuntimeStats {
     loopDelayP50Ms: max((s) => s.loopDelayP50Ms),
     loopDelayP99Ms: max((s) => s.loopDelayP99Ms),
     loopDelayMaxMs: max((s) => s.loopDelayMaxMs),
+    stallsOverBudget: sum((s) => s.stallsOverBudget),
     gcCount: sum((s) => s.gcCount),
     gcTotalMs: sum((s) => s.gcTotalMs),
     gcMaxMs: max((s) => s.gcMaxMs),
     rssMb: max((s) => s.rssMb),
+    heapLiveMb: max((s) => s.heapLiveMb),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AsNames } from './as-names.ts';
 import { BIGINT_BOUNDS, flattenRanges, NUMBER_BOUNDS, type Segments } from './flatten-ranges.ts';
 import { toV4Bounds, toV6Bounds, type V4Bounds, type V6Bounds } from './ip-ranges.ts';
 import { readV4Csv, readV6Csv, textField, uintField, type CsvRows } from './range-csv.ts';
@@ -27,8 +28,8 @@ export interface IpNetworks {
   asnV6: AsnTable<V6Bounds>;
   countryV4: CountryTable<V4Bounds>;
   countryV6: CountryTable<V6Bounds>;
-  /** AS name per AS number; one entry per AS, not per row. */
-  asNames: Map<number, string>;
+  /** AS name per AS number; one entry per AS, not per row; typed arrays, not a Map (as-names.ts). */
+  asNames: AsNames;
 }
 
 export function countryAt(table: CountryTable<unknown>, row: number): string {
@@ -118,6 +119,6 @@ export function buildIpNetworks(files: Record<keyof typeof NETWORK_FILES, Buffer
     asnV6: { bounds: asnV6.bounds, asn: asnV6.values },
     countryV4: { bounds: countryV4.bounds, country: countryV4.values },
     countryV6: { bounds: countryV6.bounds, country: countryV6.values },
-    asNames,
+    asNames: AsNames.from(asNames),
   };
 }

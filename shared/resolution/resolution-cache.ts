@@ -10,6 +10,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AsNames } from './as-names.ts';
 import { decodeSections, encodeSections, take, type Decoded, type Table } from './codec.ts';
 import type { CarrierPrefixes } from './carrier-prefixes.ts';
 import type { IpNetworks } from './ip-networks.ts';
@@ -49,6 +50,7 @@ export function networkArrays(networks: IpNetworks): Record<string, Table> {
     'countryV6.endHi': countryV6.bounds.endHi,
     'countryV6.endLo': countryV6.bounds.endLo,
     'countryV6.country': countryV6.country,
+    ...networks.asNames.arrays('asNames'),
   };
 }
 
@@ -62,8 +64,26 @@ export function carrierHeader(carriers: CarrierPrefixes) {
   return { maxPrefixLength: carriers.maxPrefixLength, carrierNames: carriers.names };
 }
 
-export function networkHeader(networks: IpNetworks) {
-  return { asNames: [...networks.asNames] };
+/**
+ * The JSON side of the network tables: nothing now. The AS names were a JSON list of pairs here
+ * until they moved into typed arrays (as-names.ts); `networksFrom` still reads that form.
+ */
+export function networkHeader(_networks: IpNetworks): Record<string, never> {
+  return {};
+}
+
+/** The AS names: typed-array sections, or (written before those) a JSON list in the header. */
+function asNamesFrom(decoded: Decoded, what: string): AsNames {
+  if (decoded.arrays.has('asNames.asn')) {
+    return new AsNames(
+      take(decoded, 'asNames.asn', Uint32Array, what),
+      take(decoded, 'asNames.offsets', Uint32Array, what),
+      take(decoded, 'asNames.text', Uint8Array, what),
+    );
+  }
+  const listed = (decoded.header as { asNames?: unknown }).asNames;
+  if (!Array.isArray(listed)) throw new Error(`${what}: AS names are missing`);
+  return AsNames.from(listed as [number, string][]);
 }
 
 export function carriersFrom(decoded: Decoded, what: string): CarrierPrefixes {
@@ -80,8 +100,6 @@ export function carriersFrom(decoded: Decoded, what: string): CarrierPrefixes {
 }
 
 export function networksFrom(decoded: Decoded, what: string): IpNetworks {
-  const h = decoded.header as ReturnType<typeof networkHeader>;
-  if (!Array.isArray(h.asNames)) throw new Error(`${what}: AS names are missing`);
   const v4 = (prefix: string) =>
     v4Bounds(
       take(decoded, `${prefix}.starts`, Uint32Array, what),
@@ -98,7 +116,7 @@ export function networksFrom(decoded: Decoded, what: string): IpNetworks {
     asnV6: { bounds: v6('asnV6'), asn: take(decoded, 'asnV6.asn', Uint32Array, what) },
     countryV4: { bounds: v4('countryV4'), country: take(decoded, 'countryV4.country', Uint16Array, what) },
     countryV6: { bounds: v6('countryV6'), country: take(decoded, 'countryV6.country', Uint16Array, what) },
-    asNames: new Map(h.asNames),
+    asNames: asNamesFrom(decoded, what),
   };
 }
 

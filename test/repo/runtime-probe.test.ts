@@ -5,7 +5,7 @@ import { PROBE_ARGS, readProbes, resetProbes } from '../../loadtest/runtime-stat
 
 // `npm run bench` names a tail's cause from this probe: a blocked loop and collected garbage show.
 describe('the runtime probe the bench preloads into the API nodes', () => {
-  it('reports a 40 ms stall of the event loop, GC pauses and RSS over the window it was asked for', async () => {
+  it('reports a 40 ms stall of the event loop, the stalls over the budget, GC pauses, RSS and heap over the window it was asked for', async () => {
     const busy =
       'setInterval(() => { const t = Date.now(); while (Date.now() - t < 40); globalThis.junk = new Array(2e5).fill({}); }, 200)';
     const child = spawn(process.execPath, [...PROBE_ARGS, '-e', busy], {
@@ -21,6 +21,9 @@ describe('the runtime probe the bench preloads into the API nodes', () => {
       });
       expect(stats!.loopDelayMaxMs).toBeGreaterThanOrEqual(30);
       expect(stats!.loopDelayP50Ms).toBeLessThan(stats!.loopDelayMaxMs);
+      // Every stall of the busy loop is twice the 20 ms budget.
+      expect(stats!.stallsOverBudget).toBeGreaterThan(0);
+      expect(stats!.heapLiveMb).toBeGreaterThan(0);
       expect(stats!.gcCount).toBeGreaterThan(0);
       expect(stats!.gcMaxMs).toBeLessThanOrEqual(stats!.gcTotalMs);
       expect(stats!.rssMb).toBeGreaterThan(10);

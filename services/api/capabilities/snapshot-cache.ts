@@ -47,6 +47,11 @@ export interface SnapshotCacheDeps {
   corrections?: CorrectionStore;
   pollMs: number;
   log: Logger;
+  /**
+   * Builds what lookups derive from newly loaded snapshots (an index, a summary) before the swap,
+   * so the first requests after it do not; it should yield the loop between slices of its work.
+   */
+  prepare?: (next: Holdings) => Promise<void>;
 }
 
 export class SnapshotCache {
@@ -129,6 +134,7 @@ export class SnapshotCache {
       ...(before.ledgerVersion !== undefined ? { ledgerVersion: before.ledgerVersion } : {}),
     };
     const states: Snapshots['states'] = {};
+    let loaded = false;
     for (const [i, cap] of capabilities.entries()) {
       const { meta, status } = rows[i]!;
       const held = before.states[cap.name];
@@ -141,6 +147,7 @@ export class SnapshotCache {
           if (meta.data_as_of) state.dataAsOfMs = Date.parse(meta.data_as_of);
           else delete state.dataAsOfMs;
           delete state.loadError;
+          loaded = true;
           log.info({ capability: cap.name, version: meta.version }, 'capability snapshot loaded');
         } catch (err) {
           state.loadError = errorMessage(err);
@@ -152,6 +159,8 @@ export class SnapshotCache {
       }
       states[cap.name] = state;
     }
+    if (loaded && this.deps.prepare)
+      await this.deps.prepare(next).catch((err) => log.warn({ err }, 'derived lookups not prepared'));
     const corrections = await this.correctionsAfter(before.corrections);
     // The swap: one assignment of a new, complete object.
     this.snapshots = { ...next, states, ...(corrections ? { corrections } : {}) };

@@ -6,7 +6,13 @@ import { addressKeyOf, resolveIp } from '../../resolution/ip.ts';
 import { v4Bounds } from '../../resolution/ip-ranges.ts';
 import { parseRangeFeed } from '../feeds/range-feed.ts';
 import { buildRangeSet, kindAt } from '../../resolution/range-set.ts';
-import { inOperatorSpace, operatorSpaceOf, OPERATOR_SPACE_RULE } from './operator-space.ts';
+import {
+  currentOperatorSpace,
+  inOperatorSpace,
+  operatorSpaceOf,
+  OPERATOR_SPACE_RULE,
+  prepareOperatorSpace,
+} from './operator-space.ts';
 
 /** A small fixture list (documentation addresses, not real exits): only the counts matter. */
 function list(lines: string[]) {
@@ -59,6 +65,12 @@ describe('Tor-operator space from the exit list', () => {
     expect(inSpace(space, '203.0.113.77', 64500)).toBe(false);
     // Without the routing table, the blocks only.
     expect(operatorSpaceOf(dense).ases.size).toBe(0);
+  });
+
+  it('is prepared ahead of a swap, in slices, into the space the first lookup then finds', async () => {
+    const dense = list(Array.from({ length: 26 }, (_, i) => `198.51.100.${i + 1}`));
+    await prepareOperatorSpace(dense, tinyTable);
+    expect(currentOperatorSpace(dense, tinyTable)).toEqual(operatorSpaceOf(dense, tinyTable));
   });
 
   it('ignores a listed range larger than a /24: listed space, not exits', () => {

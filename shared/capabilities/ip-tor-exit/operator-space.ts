@@ -12,6 +12,7 @@
  * every AS at 2 % or more of its addresses is a known exit operator, while the general hosting
  * networks that carry many exits (FranTech, FlokiNET, MAXKO, ...) stay under 1 %.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { IpNetworks } from '../../resolution/ip-networks.ts';
 import { findV4 } from '../../resolution/ip-ranges.ts';
 import type { AddressKey, RangeSet } from '../../resolution/range-set.ts';
@@ -45,22 +46,55 @@ function atLeast<K>(counts: Map<K, number>, n: number): Set<K> {
 }
 
 /**
- * Announced IPv4 addresses per AS, once per routing table (one pass over its rows, tens of
- * milliseconds: a node pays it in its warm-up, and again only when the table itself is replaced).
+ * Announced IPv4 addresses per AS, once per routing table: one pass over its ~400,000 rows, 30-60
+ * ms on a busy 2-core machine. An API node computes it before it swaps a new table or list in
+ * (`prepareOperatorSpace`), in slices between which other callbacks run; computed here on first
+ * use instead, it was a stall of the first request after each swap. Kept as two typed arrays, not
+ * a Map of ~70,000 entries the collector would trace for as long as the table is served.
  */
-const sizesByTable = new WeakMap<IpNetworks, Map<number, number>>();
+interface AsSizes {
+  /** AS numbers, ascending. */
+  asn: Uint32Array;
+  size: Float64Array;
+}
+const sizesByTable = new WeakMap<IpNetworks, AsSizes>();
 
-function asSizes(networks: IpNetworks): Map<number, number> {
-  let sizes = sizesByTable.get(networks);
-  if (sizes) return sizes;
+/** Rows of the routing table counted per slice: a few milliseconds of one event-loop turn. */
+const ROWS_PER_SLICE = 25_000;
+
+function countSizes(networks: IpNetworks, sizes: Map<number, number>, from: number, to: number): void {
   const { bounds, asn } = networks.asnV4;
-  sizes = new Map<number, number>();
-  for (let i = 0; i < asn.length; i++) {
+  for (let i = from; i < to; i++) {
     const a = asn[i]!;
     sizes.set(a, (sizes.get(a) ?? 0) + bounds.ends[i]! - bounds.starts[i]! + 1);
   }
-  sizesByTable.set(networks, sizes);
-  return sizes;
+}
+
+function packSizes(sizes: Map<number, number>): AsSizes {
+  const asn = Uint32Array.from(sizes.keys()).sort();
+  return { asn, size: Float64Array.from(asn, (a) => sizes.get(a)!) };
+}
+
+function sizeOf({ asn, size }: AsSizes, a: number): number | undefined {
+  let lo = 0;
+  let hi = asn.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (asn[mid] === a) return size[mid];
+    if (asn[mid]! < a) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+function asSizes(networks: IpNetworks): AsSizes {
+  let packed = sizesByTable.get(networks);
+  if (packed) return packed;
+  const sizes = new Map<number, number>();
+  countSizes(networks, sizes, 0, networks.asnV4.asn.length);
+  packed = packSizes(sizes);
+  sizesByTable.set(networks, packed);
+  return packed;
 }
 
 /** The operator space the exit list `exits` shows; without `networks`, its blocks only. */
@@ -91,7 +125,7 @@ export function operatorSpaceOf(exits: RangeSet, networks?: IpNetworks): Operato
     const sizes = asSizes(networks);
     ases = new Set(
       [...perAs]
-        .filter(([a, c]) => c >= rule.asExits && c / (sizes.get(a) ?? Infinity) >= rule.asShare)
+        .filter(([a, c]) => c >= rule.asExits && c / (sizeOf(sizes, a) ?? Infinity) >= rule.asShare)
         .map(([a]) => a),
     );
   }
@@ -109,6 +143,24 @@ export function inOperatorSpace(space: OperatorSpace, key: AddressKey, asn?: num
  * replaced as whole objects on a swap, so the pair identifies the data.
  */
 const built = new WeakMap<RangeSet, { networks: IpNetworks | undefined; space: OperatorSpace }>();
+
+/**
+ * Builds the space of a list and routing table about to be swapped in, so no request pays for it:
+ * the AS sizes in slices that each yield the event loop, then the space itself (a few ms once
+ * the sizes are known).
+ */
+export async function prepareOperatorSpace(exits: RangeSet, networks: IpNetworks | undefined): Promise<void> {
+  if (networks && !sizesByTable.has(networks)) {
+    const sizes = new Map<number, number>();
+    const rows = networks.asnV4.asn.length;
+    for (let from = 0; from < rows; from += ROWS_PER_SLICE) {
+      countSizes(networks, sizes, from, Math.min(rows, from + ROWS_PER_SLICE));
+      await nextTurn();
+    }
+    sizesByTable.set(networks, packSizes(sizes));
+  }
+  currentOperatorSpace(exits, networks);
+}
 
 export function currentOperatorSpace(exits: RangeSet, networks: IpNetworks | undefined): OperatorSpace {
   const held = built.get(exits);
