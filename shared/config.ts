@@ -141,6 +141,31 @@ export const envSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   /**
+   * Whether this sink group also counts network velocity (its own consumer group,
+   * `<AUDIT_SINK_GROUP>-velocity`). One group of a deployment does; counting is idempotent per
+   * organisation and subject, but a second group only repeats the work.
+   */
+  AUDIT_SINK_VELOCITY: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
+   * Organisations whose scores network velocity does not count (test or sandbox tenants), comma
+   * separated: they never lift a subject for anyone. Read by the sink's velocity consumer.
+   */
+  VELOCITY_EXCLUDED_ORGS: z
+    .string()
+    .default('')
+    .transform(
+      (s) =>
+        new Set(
+          s
+            .split(',')
+            .map((o) => o.trim())
+            .filter((o) => o !== ''),
+        ),
+    ),
+  /**
    * Key prefix of the refresher's BullMQ queues; separates deployments sharing one Redis. On a
    * Redis Cluster it must be a hash tag (`{frs}`): BullMQ's scripts touch many keys of a queue.
    */

@@ -115,7 +115,12 @@ export async function startApi(env: Record<string, string> = {}): Promise<ApiNod
  * each score twice.
  */
 export function startSink(env: Record<string, string> = {}): Service {
-  return spawnService('services/audit-sink/main.ts', { AUDIT_SINK_ACTIVITY: 'false', ...env });
+  return spawnService('services/audit-sink/main.ts', {
+    AUDIT_SINK_ACTIVITY: 'false',
+    // Like Activity: counted by the one group a test asks for, not by every test's sink.
+    AUDIT_SINK_VELOCITY: 'false',
+    ...env,
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createKafka, OUTCOMES_TOPIC, SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import { loadConfig } from '../../shared/config.ts';
 
-/** Env for `startSink`: a new AUDIT_SINK_GROUP whose sink and ledger-learner groups read only what comes next. */
+/** Env for `startSink`: a new AUDIT_SINK_GROUP whose sink, ledger-learner and velocity groups read only what comes next. */
 export async function sinkGroupAtEnd(prefix = 'frs-test-sink'): Promise<{ AUDIT_SINK_GROUP: string }> {
   const group = `${prefix}-${randomUUID()}`;
   // The sink's group reads both topics; its ledger learner's (`<group>-ledger`) the outcomes.
@@ -17,6 +17,7 @@ export async function sinkGroupAtEnd(prefix = 'frs-test-sink'): Promise<{ AUDIT_
     [group, SCORES_TOPIC],
     [group, OUTCOMES_TOPIC],
     [`${group}-ledger`, OUTCOMES_TOPIC],
+    [`${group}-velocity`, SCORES_TOPIC],
   ]);
   return { AUDIT_SINK_GROUP: group };
 }

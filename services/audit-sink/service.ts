@@ -3,6 +3,7 @@
  * ClickHouse, and outcomes to the reputation ledger.
  */
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
+import { VelocityCounter } from '../../shared/capabilities/network-velocity/counter.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { createClickHouse, type ClickHouseClient } from '../../shared/clients/clickhouse.ts';
 import type { Kafka } from 'kafkajs';
@@ -18,6 +19,7 @@ import { ScoresProgress } from './scores-progress.ts';
 import { ConsumerState, registerLagMetric, withInsertMetrics } from './metrics.ts';
 import { AuditSink } from './sink.ts';
 import { ActivityWriter } from './activity.ts';
+import { VelocityConsumer } from './velocity-consumer.ts';
 
 /** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
 export const SINK_STOP_DEADLINE_MS = 10_000;
@@ -49,6 +51,7 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         (s) => s.stop(),
       );
       const learner = ledgerLearner(cfg, log, resources, kafka, ch);
+      const velocity = cfg.AUDIT_SINK_VELOCITY ? velocityConsumer(cfg, log, resources, kafka) : undefined;
       const consumerState = new ConsumerState();
       consumerState.watch(sink.consumer);
       // Lag reads use a client of their own that gives up quickly: a scrape must not wait out an outage.
@@ -68,7 +71,7 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
         stopMetricsServer,
       );
       log.info({ topics: ['scores.v1', 'outcomes.v1'] }, 'audit sink connecting');
-      await Promise.all([sink.start(), learner.start()]);
+      await Promise.all([sink.start(), learner.start(), velocity?.start()]);
     },
     stop: () => resources.closeAll(log, Date.now() + SINK_STOP_DEADLINE_MS),
   };
@@ -128,5 +131,37 @@ function ledgerLearner(
       groupId: `${cfg.AUDIT_SINK_GROUP}-ledger`,
     }),
     (l) => l.stop(),
+  );
+}
+
+/**
+ * Network velocity counted from the scores, in a consumer group of its own, into the ledger Redis
+ * beside the votes (shared/capabilities/network-velocity/counter.ts); the refresher publishes it.
+ */
+function velocityConsumer(cfg: Config, log: Logger, resources: Resources, kafka: Kafka): VelocityConsumer {
+  const redis = resources.add(
+    'clients',
+    'velocity redis',
+    createRedis(durableRedis(cfg, cfg.LEDGER_REDIS_URL ?? cfg.REDIS_URL), {
+      connectionName: 'frs-velocity-counter',
+      log,
+    }),
+    (r) => r.disconnect(),
+  );
+  return resources.add(
+    'workers',
+    'velocity consumer',
+    new VelocityConsumer({
+      kafka,
+      counter: new VelocityCounter(
+        redis,
+        cfg.CAPABILITY_KEY_PREFIX,
+        SubjectKeys.fromConfig(cfg),
+        cfg.VELOCITY_EXCLUDED_ORGS,
+      ),
+      log,
+      groupId: `${cfg.AUDIT_SINK_GROUP}-velocity`,
+    }),
+    (v) => v.stop(),
   );
 }

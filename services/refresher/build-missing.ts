@@ -48,6 +48,7 @@ export async function buildMissing(
       timeoutMs: cfg.FEED_TIMEOUT_MS,
       maxShrink: cfg.FEED_MAX_SHRINK,
       log,
+      counted: ledger,
     };
     const results: MissingResult[] = [];
     // One at a time, as the refresher's worker runs them: the network snapshot alone is ~23 MB.

@@ -18,6 +18,8 @@ import { SNAPSHOT_FORMAT, type FeedFiles } from '../../shared/capabilities/snaps
 import { fetchSourceFeed, type FetchedFeed } from '../../shared/capabilities/source-fetch.ts';
 import type { SnapshotMeta, SnapshotStore } from '../../shared/capabilities/store.ts';
 import { errorMessage } from '../../shared/error-message.ts';
+import type { RedisClient } from '../../shared/clients/redis.ts';
+import { publishCounted } from './publish-counted.ts';
 
 export interface RefreshDeps {
   store: SnapshotStore;
@@ -26,6 +28,8 @@ export interface RefreshDeps {
   /** Largest accepted drop in entries against the current snapshot, as a fraction. */
   maxShrink: number;
   log: Logger;
+  /** Where a capability with no feed (network velocity) reads what the score stream counted: the ledger Redis. */
+  counted?: RedisClient;
 }
 
 export type RefreshOutcome =
@@ -53,6 +57,8 @@ export function checkSize(entries: number, current: SnapshotMeta | undefined, ma
 }
 
 export async function refreshCapability(cap: Capability, deps: RefreshDeps): Promise<RefreshOutcome> {
+  // No feed to fetch: its data is counted from the score stream (publish-counted.ts).
+  if (cap.def.feeds.length === 0) return publishCounted(cap, deps);
   const { store } = deps;
   const { def } = cap;
   const started = performance.now();

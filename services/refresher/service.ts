@@ -54,6 +54,7 @@ export function createRefresher(cfg: Config, baseLog: Logger): Service {
         timeoutMs: cfg.FEED_TIMEOUT_MS,
         maxShrink: cfg.FEED_MAX_SHRINK,
         log,
+        counted: ledger,
       };
       const capabilities = configuredCapabilities(cfg);
       const jobs: RefresherJob[] = [

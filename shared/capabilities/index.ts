@@ -7,6 +7,7 @@ import { ipNetworkType } from './ip-network-type/index.ts';
 import { ipTorExit } from './ip-tor-exit/index.ts';
 import { ipVpnProxy } from './ip-vpn-proxy/index.ts';
 import { ndcRangeRisk } from './ndc-range-risk/index.ts';
+import { networkVelocity } from './network-velocity/index.ts';
 import { reputationLedger } from './reputation-ledger/index.ts';
 
 export const CAPABILITY_DEFINITIONS = [
@@ -16,6 +17,7 @@ export const CAPABILITY_DEFINITIONS = [
   ipNetworkType,
   ipTorExit,
   ipVpnProxy,
+  networkVelocity,
 ] as const;
 
 export type CapabilityDefinitions = (typeof CAPABILITY_DEFINITIONS)[number];

@@ -77,15 +77,28 @@ export type CapabilityDef = Pick<
   withoutPublisher: readonly FeedName[];
 };
 
+/**
+ * How often the refresher rebuilds a capability with no feed (network_velocity, counted from the
+ * score stream): within seconds of a count, so a ring working through several organisations shows
+ * in the same hour. Such data is as old as its last build, so its maximum data age is its freshness.
+ */
+export const COUNTED_REFRESH_S = 5;
+
 /** The registry entries of shared/capabilities/index.ts, in its order. */
 export const CAPABILITIES: readonly CapabilityDef[] = CAPABILITY_DEFINITIONS.map((c) => ({
   name: c.key,
   kind: c.kind,
   feeds: Object.keys(c.sources),
   subject: c.subject,
-  refreshEveryS: Math.min(...Object.values(c.sources).map((s) => s.refreshEveryS)),
+  refreshEveryS: Math.min(
+    ...Object.values(c.sources).map((s) => s.refreshEveryS),
+    ...(Object.keys(c.sources).length === 0 ? [COUNTED_REFRESH_S] : []),
+  ),
   freshnessS: c.freshnessS,
-  maxDataAgeS: Math.min(...Object.values(c.sources).map((s) => s.maxDataAgeS)),
+  maxDataAgeS: Math.min(
+    ...Object.values(c.sources).map((s) => s.maxDataAgeS),
+    ...(Object.keys(c.sources).length === 0 ? [c.freshnessS] : []),
+  ),
   whenMissing: c.whenMissing,
   format: c.format,
   withoutPublisher: Object.entries(c.sources)

@@ -29,6 +29,8 @@ describe('tiers', () => {
   it('an organisation entitlement adds an item of a higher tier and takes it out of suppressed', () => {
     expect(includedIn('assess', ['reputation_ledger']).has('reputation_ledger')).toBe(true);
     expect(suppressedFor('assess', ['reputation_ledger']).map((s) => s.component)).toEqual([
+      // Consortium data like the ledger, granted apart from it.
+      'network_velocity',
       'cluster_id',
       'shadow',
     ]);
