@@ -455,7 +455,14 @@ export interface components {
        * @enum {string}
        */
       shadow_version?:
-        '2026.02.0' | '2026.08.0' | '2026.11.0' | '2026.12.0' | '2026.12.1' | '2026.12.2' | '2026.12.3';
+        | '2026.02.0'
+        | '2026.08.0'
+        | '2026.11.0'
+        | '2026.12.0'
+        | '2026.12.1'
+        | '2026.12.2'
+        | '2026.12.3'
+        | '2026.12.4';
     };
     /** @description What happened to a subject: a score_id, a subject, or both. */
     OutcomeRequest:
@@ -508,7 +515,7 @@ export interface components {
       subject?: components['schemas']['SubjectResolution'];
       components?: components['schemas']['Component'][];
       primary_risk_factor?: {
-        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
         code: string;
         narrative?: string;
       };
@@ -537,39 +544,9 @@ export interface components {
       /** @description Bureau only. Stable identifier of the infrastructure the subject sits on. */
       cluster_id?: string;
       disclosure: string;
-      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`. New values may be added; treat unknown ones as opaque. */
       degraded_sources: string[];
       latency_ms?: number;
-    };
-    /**
-     * @example {
-     *       "outcome_id": "oc_019aa3c4d2e87a1b9c0d1e2f3a4b5c6d",
-     *       "received_at": "2026-11-22T18:04:05.123Z"
-     *     }
-     */
-    OutcomeAccepted: {
-      /** @description `oc_` + 32 lowercase hex (a UUIDv7: ids sort by receipt time). */
-      outcome_id: string;
-      /** @description When the outcome was received (RFC 3339, UTC). */
-      received_at: string;
-    };
-    /**
-     * @example {
-     *       "component": "caller_id_integrity",
-     *       "verdict": "clean",
-     *       "contribution": 0,
-     *       "detail": "CLI_VALID"
-     *     }
-     */
-    Component: {
-      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`. New values may be added; treat unknown ones as opaque. */
-      component: string;
-      /** @enum {string} */
-      verdict: 'clean' | 'neutral' | 'elevated' | 'adverse' | 'no_match' | 'unavailable';
-      /** @description Raw-risk points this component contributed. */
-      contribution: number;
-      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
-      detail?: string;
     };
     /** @description Network assets only; never subscriber identity. */
     SubjectResolution: {
@@ -596,6 +573,36 @@ export interface components {
         bogon?: boolean;
       };
     };
+    /**
+     * @example {
+     *       "component": "caller_id_integrity",
+     *       "verdict": "clean",
+     *       "contribution": 0,
+     *       "detail": "CLI_VALID"
+     *     }
+     */
+    Component: {
+      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`. New values may be added; treat unknown ones as opaque. */
+      component: string;
+      /** @enum {string} */
+      verdict: 'clean' | 'neutral' | 'elevated' | 'adverse' | 'no_match' | 'unavailable';
+      /** @description Raw-risk points this component contributed. */
+      contribution: number;
+      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+      detail?: string;
+    };
+    /**
+     * @example {
+     *       "outcome_id": "oc_019aa3c4d2e87a1b9c0d1e2f3a4b5c6d",
+     *       "received_at": "2026-11-22T18:04:05.123Z"
+     *     }
+     */
+    OutcomeAccepted: {
+      /** @description `oc_` + 32 lowercase hex (a UUIDv7: ids sort by receipt time). */
+      outcome_id: string;
+      /** @description When the outcome was received (RFC 3339, UTC). */
+      received_at: string;
+    };
     ExplainResponse: {
       score_id: string;
       scored_at: string;
@@ -611,7 +618,7 @@ export interface components {
         components: components['schemas']['Component'][];
         subject?: components['schemas']['SubjectResolution'];
         primary_risk_factor?: {
-          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
           code: string;
           narrative?: string;
         };
@@ -666,7 +673,7 @@ export interface components {
           [key: string]: number;
         };
       }[];
-      /** @description Keyed by component key. One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`. New values may be added; treat unknown ones as opaque. */
+      /** @description Keyed by component key. One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`. New values may be added; treat unknown ones as opaque. */
       capabilities: {
         [key: string]: components['schemas']['CapabilityHealth'];
       };

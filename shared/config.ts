@@ -257,6 +257,34 @@ export const envSchema = z.object({
   LEDGER_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(25),
   /** How long an open ledger breaker waits before letting a trial lookup through. */
   LEDGER_BREAKER_RESET_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /**
+   * The live phone-lookup provider the operator licenses (docs/capabilities.md "Live phone
+   * lookups"): `twilio` (Lookup v2) or `telesign` (Phone ID). Unset: no lookup is ever made.
+   * Lookups run only for organisations with a monthly cap (`admin org update --phone-lookup-cap`).
+   * Each provider call is billed by the provider per lookup (Twilio per package asked); cached
+   * fields are not asked again: line type 7 days, porting 1 day, SIM swap and forwarding 15 min.
+   * Counted in /metrics as `frs_phone_lookups_total{org,provider,outcome}`.
+   */
+  PHONE_LOOKUP_PROVIDER: z.enum(['twilio', 'telesign']).optional(),
+  /** Twilio account SID: the user of Lookup v2's HTTP Basic authentication. */
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  /** Twilio auth token (or API key secret), the password of that authentication. */
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Where Lookup v2 is served: Twilio's host, a regional edge, or a stand-in in tests. */
+  TWILIO_LOOKUP_URL: z.url({ protocol: /^https?$/ }).default('https://lookups.twilio.com'),
+  /** Telesign customer id: the user of Phone ID's HTTP Basic authentication. */
+  TELESIGN_CUSTOMER_ID: z.string().min(1).optional(),
+  /** Telesign API key, the password of that authentication. */
+  TELESIGN_API_KEY: z.string().min(1).optional(),
+  /** Where Phone ID is served (rest-ww for enterprise accounts), or a stand-in in tests. */
+  TELESIGN_URL: z.url({ protocol: /^https?$/ }).default('https://rest-ww.telesign.com'),
+  /**
+   * Hard ceiling of one phone lookup, whatever the caller's options.max_latency_ms allows: the
+   * request answers from prefix evidence past it (the lookup still fills the cache for the next).
+   */
+  PHONE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(10).max(5_000).default(400),
+  /** How long an open phone-lookup breaker waits before letting a trial lookup through. */
+  PHONE_LOOKUP_BREAKER_RESET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** Time limit of fetching one feed file. */
   FEED_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** A feed with fewer entries than (1 - this) x the current snapshot's is refused as suspiciously shrunk. */
@@ -293,6 +321,7 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
       message: 'above KAFKA_REPLICATION_FACTOR: every acks=all write would be refused',
     });
   }
+  phoneLookupCredentials(c, ctx);
   // A CA without TLS would be ignored, and the operator would believe the brokers verified.
   if (c.KAFKA_SSL_CA_FILE && !c.KAFKA_SSL) {
     ctx.addIssue({ code: 'custom', path: ['KAFKA_SSL_CA_FILE'], message: 'needs KAFKA_SSL=true' });
@@ -300,6 +329,23 @@ const withKafkaSasl = envSchema.superRefine((c, ctx) => {
 });
 
 export type Config = z.infer<typeof envSchema>;
+
+/** A provider chosen without its credentials is refused at boot, not on the first lookup. */
+function phoneLookupCredentials(c: Config, ctx: z.RefinementCtx): void {
+  const needs = {
+    twilio: ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'],
+    telesign: ['TELESIGN_CUSTOMER_ID', 'TELESIGN_API_KEY'],
+  } as const;
+  if (!c.PHONE_LOOKUP_PROVIDER) return;
+  for (const name of needs[c.PHONE_LOOKUP_PROVIDER]) {
+    if (!c[name])
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `needed by PHONE_LOOKUP_PROVIDER=${c.PHONE_LOOKUP_PROVIDER}`,
+      });
+  }
+}
 
 /**
  * Each feed's location (`FEED_*`, one per source a capability declares): any `FEED_*` variable the

@@ -3,6 +3,7 @@
  *
  *   org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
  *   org update --org ORG_ID [--tier T] [--rate-rps N] [--credits N] [--overdraft N] [--entitlements a,b]
+ *              [--phone-lookup-cap N]   (live phone lookups a month; 0: none)
  *   org show --org ORG_ID          (includes credits used this UTC month)
  *   key create --org ORG_ID [--label L]
  *   key list --org ORG_ID
@@ -23,7 +24,7 @@ import { z } from 'zod';
 import { Email, SETUP_TTL_S, UserStore } from '../../shared/portal/users.ts';
 import { loadPortalConfig } from '../../shared/portal/config.ts';
 import { createRedis, durableRedis } from '../../shared/clients/redis.ts';
-import { TIERS } from '../../shared/contract/response.ts';
+import { TIERS } from '../../shared/vocabulary/score-terms.ts';
 import { Context } from '../../shared/contract/request.ts';
 import { duplicateKeyErrors } from '../../shared/contract/validation.ts';
 import {
@@ -54,6 +55,7 @@ const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
   admin org update --org ORG_ID [--tier verify|assess|bureau] [--rate-rps N] [--credits N] [--overdraft N]
                    [--entitlements ITEM,ITEM]   (items beyond the tier's defaults; '' clears)
+                   [--phone-lookup-cap N]       (live phone lookups a month; 0 turns them off)
   admin org show --org ORG_ID
   admin key create --org ORG_ID [--label LABEL]
   admin key list --org ORG_ID
@@ -160,6 +162,7 @@ const OPTIONS = {
   org: { type: 'string' },
   'key-id': { type: 'string' },
   entitlements: { type: 'string' },
+  'phone-lookup-cap': { type: 'string' },
   id: { type: 'string' },
   json: { type: 'string' },
   email: { type: 'string' },
@@ -236,6 +239,8 @@ async function orgUpdate({ store, values }: Invocation) {
   const overdraft = num(values.overdraft, 'overdraft');
   if (overdraft !== undefined) update.overdraft = overdraft;
   if (values.entitlements !== undefined) update.entitlements = entitlementsArg(values.entitlements);
+  const lookupCap = num(values['phone-lookup-cap'], 'phone-lookup-cap');
+  if (lookupCap !== undefined) update.phone_lookup_cap = lookupCap;
   if (Object.keys(update).length === 0) throw new UsageError('nothing to update');
   const org = await store.updateOrg(orgId, update);
   if (!org) throw new UsageError(`unknown organisation ${orgId}`);

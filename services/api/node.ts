@@ -14,11 +14,14 @@ import { capabilityModels } from '../../shared/capabilities/model.ts';
 import { configuredCapabilities } from '../../shared/capabilities/registry.ts';
 import { ledgerVotesKey } from '../../shared/capabilities/ledger-votes.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
+import { PhoneLookup } from './capabilities/phone-lookup.ts';
+import { providerClient } from './capabilities/phone-provider.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
+import { prepareOperatorSpace } from '../../shared/capabilities/ip-tor-exit/operator-space.ts';
 import { CorrectionStore } from '../../shared/capabilities/corrections.ts';
 import { clusterReplicas, createClickHouse } from '../../shared/clients/clickhouse.ts';
 import { createKafka, kafkaSecurity, OUTCOMES_TOPIC } from '../../shared/clients/kafka.ts';
-import { createRedis, durableRedis, type RedisTarget } from '../../shared/clients/redis.ts';
+import { createRedis, durableRedis, type RedisClient, type RedisTarget } from '../../shared/clients/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
@@ -135,7 +138,15 @@ async function buildNodeApp(node: NodeParts): Promise<Express> {
   }));
   registerRedisMemory(metrics.registry, { durable: clients.bg, explain: clients.explain });
   const auth = authentication(node, clients);
-  const scorerDeps = { nodeId, snapshots, capabilities, ledger, versions: () => versions.current };
+  const phoneLookup = phoneLookupOf(node, clients.hot, metrics);
+  const scorerDeps = {
+    nodeId,
+    snapshots,
+    capabilities,
+    ledger,
+    versions: () => versions.current,
+    ...(phoneLookup ? { phoneLookup } : {}),
+  };
   // No cold node in rotation: /readyz waits until the score path ran over the loaded snapshots.
   const warmedUp = warmUp(
     log,
@@ -181,6 +192,30 @@ async function buildNodeApp(node: NodeParts): Promise<Express> {
     metrics,
     versions: () => versions.current,
   });
+}
+
+/**
+ * The live phone lookup when the operator configured a provider with its credentials (else none:
+ * nothing is ever called). On the hot connection: its cache read and cap count are fail-fast.
+ */
+function phoneLookupOf({ cfg, log, resources }: NodeParts, redis: RedisClient, metrics: ApiMetrics) {
+  const provider = providerClient(cfg);
+  if (!provider) return undefined;
+  return resources.add(
+    'workers',
+    'phone lookup breaker',
+    new PhoneLookup({
+      redis,
+      prefix: cfg.CAPABILITY_KEY_PREFIX,
+      subjectKeys: SubjectKeys.fromConfig(cfg),
+      provider,
+      ceilingMs: cfg.PHONE_LOOKUP_TIMEOUT_MS,
+      resetMs: cfg.PHONE_LOOKUP_BREAKER_RESET_MS,
+      registers: [metrics.registry],
+      log,
+    }),
+    (p) => p.shutdown(),
+  );
 }
 
 /** The app, with the metrics token when one is configured. */
@@ -302,6 +337,7 @@ function capabilityReaders({ cfg, log, resources }: NodeParts, clients: RedisCli
     (l) => l.shutdown(),
   );
   const capabilities = capabilityModels(configuredCapabilities(cfg), { breaker: () => ledger.state });
+  const velocityNaming = SubjectKeys.fromConfig(cfg);
   const snapshots = resources.add(
     'workers',
     'snapshot cache',
@@ -312,6 +348,12 @@ function capabilityReaders({ cfg, log, resources }: NodeParts, clients: RedisCli
       corrections: new CorrectionStore(clients.snapshots, cfg.CAPABILITY_KEY_PREFIX),
       pollMs: cfg.CAPABILITY_POLL_S * 1000,
       log,
+      // The Tor-operator space of a new exit list or routing table, built before either is served.
+      prepare: async ({ data }) => {
+        if (data.ip_tor_exit) await prepareOperatorSpace(data.ip_tor_exit, data.ip_network_type?.networks);
+        // Velocity's table names subjects by the ledger's keyed digest: the node's secret reads it.
+        if (data.network_velocity) data.network_velocity.naming = velocityNaming;
+      },
     }),
     (s) => s.stop(),
   );

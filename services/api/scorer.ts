@@ -1,12 +1,19 @@
 import { isoTime } from '../../shared/iso-time.ts';
-import { serializeAuditRecord } from '../../shared/audit/record.ts';
+import {
+  AUDIT_RECORD_VERSION,
+  serializeAuditRecord,
+  type AuditRecord,
+  type AuditRequest,
+} from '../../shared/audit/record.ts';
 import { requestDigest } from '../../shared/audit/request-digest.ts';
 import type { ScoreRequest } from '../../shared/contract/request.ts';
 import type { ReputationReportsT, ScoreResponse } from '../../shared/contract/response.ts';
+import type { CapabilityStatus } from '../../shared/capabilities/condition.ts';
 import type { Capability } from '../../shared/capabilities/model.ts';
 import { newScoreId } from '../../shared/ids.ts';
-import { score } from '../../shared/scoring/engine.ts';
-import { gatherEvidence, type EvidenceSources, type Reputation } from '../../shared/scoring/evidence.ts';
+import { score, type Scored as EngineScored } from '../../shared/scoring/engine.ts';
+import { gatherEvidence, type EvidenceSources } from '../../shared/scoring/evidence.ts';
+import type { Reputation } from '../../shared/capabilities/evidence.ts';
 import type { ComponentKey } from '../../shared/scoring/reason-codes.ts';
 import { shapeResponse } from '../../shared/contract/shape.ts';
 import { tierEvidence } from '../../shared/scoring/tier-evidence.ts';
@@ -14,6 +21,8 @@ import { includedIn } from '../../shared/scoring/tiers.ts';
 import { AS_RELEASED, type VersionState } from '../../shared/scoring/version-state.ts';
 import type { Principal } from './auth.ts';
 import type { LedgerLookup } from './capabilities/ledger-lookup.ts';
+import type { PhoneLookup } from './capabilities/phone-lookup.ts';
+import type { LiveLookupData } from '../../shared/capabilities/phone-live-lookup/index.ts';
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import type { ScoredSubject } from './recent-scores.ts';
 import type { CheckedScoreRequest } from './score-request.ts';
@@ -35,6 +44,8 @@ export interface ScorerDeps {
   /** The capability models, with this deployment's freshness limits. */
   capabilities: readonly Capability[];
   ledger: LedgerLookup;
+  /** The live phone lookup, when the operator configured a provider (phone-lookup.ts). */
+  phoneLookup?: PhoneLookup;
   /** The default and challenger versions in force (services/api/version-follower.ts). */
   versions?: () => VersionState;
 }
@@ -65,11 +76,49 @@ export class Scorer {
    * Starts the live ledger lookup for a caller whose tier includes it (else undefined). Meant to
    * run while the controls script is in flight; it never rejects.
    */
-  reputation(checked: CheckedScoreRequest, principal: Principal): Promise<Reputation> | undefined {
-    if (!includedIn(principal.org.tier, principal.org.entitlements).has('reputation_ledger'))
-      return undefined;
+  reputation(
+    checked: CheckedScoreRequest,
+    principal: Principal,
+  ): Promise<Reputation | undefined> | undefined {
     const budget = checked.request.options?.max_latency_ms ?? Number.POSITIVE_INFINITY;
-    return this.deps.ledger.lookup(checked.request.subject, budget, principal.org.org_id);
+    const ledger = includedIn(principal.org.tier, principal.org.entitlements).has('reputation_ledger')
+      ? this.deps.ledger.lookup(checked.request.subject, budget, principal.org.org_id)
+      : undefined;
+    const live = this.liveLookup(checked, principal, budget);
+    if (live === undefined) return ledger;
+    // The route awaits one promise for the live lookups before scoring: the phone lookup's answer
+    // waits for score() beside the request it belongs to.
+    return Promise.all([ledger, live]).then(([reputation, data]) => {
+      this.live.set(checked, data);
+      return reputation;
+    });
+  }
+
+  /** Phone lookups answered for requests about to be scored, by request (phone_live_lookup). */
+  private readonly live = new WeakMap<CheckedScoreRequest, LiveLookupData>();
+
+  /**
+   * Starts the live phone lookup when the organisation opted in (a monthly cap), its tier sees
+   * the component and the request has a number; else undefined, and nothing is asked of Redis.
+   */
+  private liveLookup(
+    checked: CheckedScoreRequest,
+    principal: Principal,
+    budget: number,
+  ): Promise<LiveLookupData> | undefined {
+    const { phoneLookup } = this.deps;
+    const { org } = principal;
+    const phone = checked.request.subject.phone_number;
+    if (!phoneLookup || !phone || !org.phone_lookup_cap) return undefined;
+    if (!includedIn(org.tier, org.entitlements).has('phone_live_lookup')) return undefined;
+    const moment = checked.context?.collection_point?.moment;
+    return phoneLookup
+      .lookup(phone, org.org_id, org.phone_lookup_cap, budget)
+      .then((out) =>
+        out.state === 'answered'
+          ? { state: 'answered', fields: out.fields, nowMs: Date.now(), ...(moment ? { moment } : {}) }
+          : { state: 'unavailable' },
+      );
   }
 
   /**
@@ -80,20 +129,15 @@ export class Scorer {
     const { snapshots } = this.deps;
     const snaps = snapshots.current;
     const now = Date.now();
-    const unavailable = new Set<ComponentKey>();
-    const degraded: ComponentKey[] = [];
-    const stale = new Set<ComponentKey>();
-    let networksStale = false;
-    for (const cap of this.deps.capabilities) {
-      if (!cap.consulted(subject, consultsLedger)) continue;
-      if (snapshots.dataStale(cap, now, snaps)) stale.add(cap.name);
-      if (cap.name === 'ip_network_type') networksStale = stale.has(cap.name);
-      const status = snapshots.status(cap, now, snaps);
-      // A missing ledger version shows in the lookup's own answer (unavailable).
-      if (status === 'unavailable') {
-        if (cap.marksEvidenceUnavailable) unavailable.add(cap.name);
-      } else if (status === 'degraded') degraded.push(cap.name);
-    }
+    const consulted = this.deps.capabilities
+      .filter((cap) => cap.consulted(subject, consultsLedger))
+      .map((cap) => ({
+        name: cap.name,
+        stale: snapshots.dataStale(cap, now, snaps),
+        status: snapshots.status(cap, now, snaps),
+        marksEvidenceUnavailable: cap.marksEvidenceUnavailable,
+      }));
+    const { unavailable, degraded, stale, networksStale } = evidenceGaps(consulted);
     const d = snaps.data;
     const sources: EvidenceSources = {
       carriers: d.caller_id_integrity,
@@ -117,6 +161,8 @@ export class Scorer {
     const { request: req, context, shadowVersion, idempotencyKey } = checked;
     const { tier, entitlements } = principal.org;
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
+    const live = this.live.get(checked);
+    if (live) sources.data = { ...sources.data, phone_live_lookup: live };
     const evidence = gatherEvidence(req.subject, sources, reputation);
 
     const { default: version, challenger } = this.versionState();
@@ -145,33 +191,19 @@ export class Scorer {
     });
 
     const body = JSON.stringify(response);
-    const digest = requestDigest(principal.org.org_id, idempotencyKey);
     const record = serializeAuditRecord(
-      {
-        v: 1,
-        score_id: scoreId,
-        org_id: principal.org.org_id,
-        tier,
-        scored_at: isoTime(nowMs),
-        scored_at_ms: nowMs,
-        node_id: this.deps.nodeId,
-        latency_ms: response.latency_ms ?? 0,
-        request: requestAsSent(req),
-        evidence: { ...tierEvidence(scored, tier, entitlements), ...reputationReports(reputation) },
-        raw_risk: scored.raw,
-        fired_components: scored.fired,
-        // Before gates, for every tier: the response's context_applied does not say it (backtests).
-        ...(scored.context_effect !== undefined && { context_effect: scored.context_effect }),
-        ...(challengerScored && {
-          challenger: {
-            score_version: challenger!.id,
-            score: challengerScored.score,
-            band: challengerScored.band,
-            raw_risk: challengerScored.raw,
-          },
-        }),
-        ...(digest !== undefined && { request_digest: digest }),
-      },
+      auditMeta({
+        scoreId,
+        nowMs,
+        nodeId: this.deps.nodeId,
+        org: principal.org,
+        latencyMs: response.latency_ms ?? 0,
+        request: req,
+        scored,
+        reputation,
+        challenger: challenger && challengerScored && { id: challenger.id, scored: challengerScored },
+        digest: requestDigest(principal.org.org_id, idempotencyKey),
+      }),
       body,
     );
     // First, so its commands go ahead of the explain copy's on the cache connection.
@@ -189,7 +221,7 @@ function scoreChallenger(input: Parameters<typeof score>[0]): ReturnType<typeof 
 }
 
 /** How many ledger reports counted, for explain; only where the tier consulted the ledger and it answered. */
-function reputationReports(reputation: Reputation | undefined): { reputation?: ReputationReportsT } {
+export function reputationReports(reputation: Reputation | undefined): { reputation?: ReputationReportsT } {
   if (reputation === undefined || reputation === 'unavailable') return {};
   const fromOutcomes = reputation.outcomeReports ?? 0;
   return {
@@ -202,9 +234,86 @@ function reputationReports(reputation: Reputation | undefined): { reputation?: R
   };
 }
 
+/** One consulted capability as this node holds it: the input of `evidenceGaps`. */
+export interface ConsultedCapability {
+  name: ComponentKey;
+  /** Its data is older than its maximum data age. */
+  stale: boolean;
+  status: CapabilityStatus;
+  marksEvidenceUnavailable: boolean;
+}
+
+/**
+ * What the evidence lacks, from the capabilities consulted for a subject: the components marked
+ * unavailable (only those whose absence is itself no evidence), the degraded ones the response
+ * names, the stale ones, and whether the network tables are stale (absence from them is then no
+ * evidence either).
+ */
+export function evidenceGaps(consulted: readonly ConsultedCapability[]) {
+  const unavailable = new Set<ComponentKey>();
+  const degraded: ComponentKey[] = [];
+  const stale = new Set<ComponentKey>();
+  let networksStale = false;
+  for (const cap of consulted) {
+    if (cap.stale) stale.add(cap.name);
+    if (cap.name === 'ip_network_type') networksStale = cap.stale;
+    // A missing ledger version shows in the lookup's own answer (unavailable).
+    if (cap.status === 'unavailable') {
+      if (cap.marksEvidenceUnavailable) unavailable.add(cap.name);
+    } else if (cap.status === 'degraded') degraded.push(cap.name);
+  }
+  return { unavailable, degraded, stale, networksStale };
+}
+
+/** What the audit record says besides the response: the parts `auditMeta` is made of. */
+export interface AuditParts {
+  scoreId: string;
+  nowMs: number;
+  nodeId: string;
+  org: Pick<Principal['org'], 'org_id' | 'tier' | 'entitlements'>;
+  latencyMs: number;
+  request: ScoreRequest;
+  scored: EngineScored;
+  reputation: Reputation | undefined;
+  /** The silent challenger's version and score, when one is set. */
+  challenger: { id: string; scored: EngineScored } | undefined;
+  /** The request's identity across retries (request-digest.ts), when it had an Idempotency-Key. */
+  digest: string | undefined;
+}
+
+/** The audit record without its response, which serializeAuditRecord adds as the bytes sent. */
+export function auditMeta(p: AuditParts): Omit<AuditRecord, 'response'> {
+  const { scored, challenger } = p;
+  return {
+    v: AUDIT_RECORD_VERSION,
+    score_id: p.scoreId,
+    org_id: p.org.org_id,
+    tier: p.org.tier,
+    scored_at: isoTime(p.nowMs),
+    scored_at_ms: p.nowMs,
+    node_id: p.nodeId,
+    latency_ms: p.latencyMs,
+    request: requestAsSent(p.request),
+    evidence: { ...tierEvidence(scored, p.org.tier, p.org.entitlements), ...reputationReports(p.reputation) },
+    raw_risk: scored.raw,
+    fired_components: scored.fired,
+    // Before gates, for every tier: the response's context_applied does not say it (backtests).
+    ...(scored.context_effect !== undefined && { context_effect: scored.context_effect }),
+    ...(challenger && {
+      challenger: {
+        score_version: challenger.id,
+        score: challenger.scored.score,
+        band: challenger.scored.band,
+        raw_risk: challenger.scored.raw,
+      },
+    }),
+    ...(p.digest !== undefined && { request_digest: p.digest }),
+  };
+}
+
 /** The request as the caller sent it (the key travels in a header and is never part of this). */
-function requestAsSent(req: ScoreRequest): Record<string, unknown> {
-  const out: Record<string, unknown> = { subject: req.subject };
+export function requestAsSent(req: ScoreRequest): AuditRequest {
+  const out: AuditRequest = { subject: req.subject };
   if (req.context_id !== undefined) out.context_id = req.context_id;
   if (req.context !== undefined) out.context = req.context;
   if (req.options !== undefined) out.options = req.options;

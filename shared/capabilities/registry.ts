@@ -84,8 +84,18 @@ export type CapabilityDef = Pick<
  */
 export const COUNTED_REFRESH_S = 5;
 
+/**
+ * A live capability with no feed (phone_live_lookup) asks its provider per request and keeps
+ * nothing to refresh, load or report as a snapshot: the registry of refreshed and served
+ * capabilities leaves it out. Its component, codes and points come from the definitions list.
+ */
+export const askedPerRequest = (c: { kind: string; sources: Readonly<Record<string, unknown>> }) =>
+  c.kind === 'live' && Object.keys(c.sources).length === 0;
+
 /** The registry entries of shared/capabilities/index.ts, in its order. */
-export const CAPABILITIES: readonly CapabilityDef[] = CAPABILITY_DEFINITIONS.map((c) => ({
+export const CAPABILITIES: readonly CapabilityDef[] = CAPABILITY_DEFINITIONS.filter(
+  (c) => !askedPerRequest(c),
+).map((c) => ({
   name: c.key,
   kind: c.kind,
   feeds: Object.keys(c.sources),

@@ -2,7 +2,7 @@ import type { RedisClient } from '../clients/redis.ts';
 import { z } from 'zod';
 import { Context } from '../contract/request.ts';
 import { storableText } from '../contract/storable-text.ts';
-import { TIERS, type Tier } from '../contract/response.ts';
+import { TIERS, type Tier } from '../vocabulary/score-terms.ts';
 import { TIER_INCLUSION } from '../scoring/tiers.ts';
 import { ActiveKeyQuota, type KeyReader } from './key-quota.ts';
 import { generateApiKey, keyDigest, keyHint, newId } from './keys.ts';
@@ -57,6 +57,11 @@ export const Org = z.object({
   entitlements: json(z.array(z.enum(ENTITLEMENT_ITEMS as [string, ...string[]])).default([])),
   /** Contexts saved for `context_id`, travelling with the organisation so scoring reads no Redis. */
   contexts: json(z.record(CONTEXT_ID, Context).default({})),
+  /**
+   * Live phone lookups this organisation opted into per calendar month (UTC); absent or 0: none
+   * (shared/capabilities/phone-live-lookup, docs/capabilities.md "Live phone lookups").
+   */
+  phone_lookup_cap: z.coerce.number().int().nonnegative().optional(),
   created_at: z.string(),
 });
 export type Org = z.infer<typeof Org>;
@@ -104,7 +109,9 @@ export interface CreateOrgInput {
   overdraft?: number;
 }
 
-export type OrgUpdate = Partial<Pick<Org, 'tier' | 'rate_rps' | 'credits' | 'overdraft' | 'entitlements'>>;
+export type OrgUpdate = Partial<
+  Pick<Org, 'tier' | 'rate_rps' | 'credits' | 'overdraft' | 'entitlements' | 'phone_lookup_cap'>
+>;
 
 /** An active key's record with its organisation, as the API's key cache holds it. */
 export interface ResolvedKey {

@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../shared/contract/errors.ts';
-import {
-  ACTIONS,
-  BANDS,
-  COVERAGES,
-  HealthResponse,
-  ProbeResponse,
-  ScoreResponse,
-  VERDICTS,
-} from '../../shared/contract/response.ts';
+import { HealthResponse, ProbeResponse, ScoreResponse } from '../../shared/contract/response.ts';
+import { ACTIONS, BANDS, COVERAGES, VERDICTS } from '../../shared/vocabulary/score-terms.ts';
+import { BENIGN_EXCLUSIONS } from '../../shared/vocabulary/benign-exclusions.ts';
 import { bandFor } from '../../shared/scoring/engine.ts';
 import { percentileRank } from '../../shared/scoring/percentile.ts';
-import { BENIGN_EXCLUSIONS, COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
+import { COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.ts';
 import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
 import { pointsOf } from '../../shared/scoring/weights.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
