@@ -6,7 +6,6 @@ import { replay } from '../scoring/replay.ts';
 import { tierEvidence } from '../scoring/tier-evidence.ts';
 import { readLock, resolveVersion } from '../scoring/version-files.ts';
 import { VERSION_DEFINITIONS, versionsWith, type VersionDefinition } from '../scoring/weights.ts';
-import type { CapabilityDefinition } from './definition.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
 
 // A capability added after every release that brings its points in a candidate version of its own,
@@ -19,56 +18,9 @@ const { addedLater } = await vi.hoisted(async () => {
   const { join } = await import('node:path');
   const seed = join(mkdtempSync(join(tmpdir(), 'frs-added-')), 'added-list.txt');
   writeFileSync(seed, '# as-of: 2026-11-20T00:00:00Z\n# test fixture\n192.0.2.10\n198.51.100.0/24\n');
-  const { encode, length, parsing, file } = await import('./snapshot-format.ts');
-  const { parseRangeFeed } = await import('./feeds/range-feed.ts');
-  const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('../resolution/range-set.ts');
-  const { addressKeyOf } = await import('../resolution/ip.ts');
-  const def: CapabilityDefinition<
-    'ip_added_later',
-    'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED',
-    ReturnType<typeof rangeSetFrom>
-  > = {
-    key: 'ip_added_later',
-    description: 'Whether the address is on a list added after every release.',
-    codes: {
-      IP_ADDED_LISTED: 'The address is on the added list.',
-      IP_ADDED_UNLISTED: 'The address is not on the added list.',
-    },
-    tier: 'assess',
-    kind: 'snapshot',
-    sources: {
-      addedList: {
-        env: 'FEED_ADDED_LIST',
-        description: 'Addresses on the added list',
-        layout: 'file',
-        seed: { path: () => seed },
-        publishers: ['https://lists.example.invalid/added-list.txt'],
-        refreshEveryS: 3600,
-        minRecords: 1,
-        maxDataAgeS: 86_400,
-      },
-    },
-    subject: 'ip',
-    freshnessS: 7200,
-    whenMissing: 'unavailable',
-    format: 'FRSC binary: range set.',
-    snapshot: {
-      build: (files) => {
-        const entries = parsing('addedList', () => parseRangeFeed(file(files, 'addedList')), length);
-        return {
-          payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')),
-          entries: entries.length,
-        };
-      },
-      decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
-    },
-    replay: { verdicts: { IP_ADDED_LISTED: 'elevated', IP_ADDED_UNLISTED: 'clean' } },
-    finding: ({ ip }, set) => {
-      if (!ip || !set) return undefined;
-      return kindAt(set, addressKeyOf(ip.address)) !== 0
-        ? { verdict: 'elevated', detail: 'IP_ADDED_LISTED' }
-        : { verdict: 'clean', detail: 'IP_ADDED_UNLISTED' };
-    },
+  const { addedLaterCapability } = await import('../../test/helpers/added-later-capability.ts');
+  const def = {
+    ...addedLaterCapability(seed),
     versions: [{ id: '2026.12.90', from: '2026.12.3', description: 'The added list scored.' }],
     points: { '2026.12.90': { IP_ADDED_LISTED: 30 } },
   };

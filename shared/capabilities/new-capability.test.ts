@@ -9,8 +9,7 @@ import { COMPONENT_KEYS, REASON_CODES, type ReasonCode } from '../scoring/reason
 import { lowestTierWith } from '../scoring/tiers.ts';
 import { readLock } from '../scoring/version-files.ts';
 import { DEFAULT_VERSION, SCORE_VERSIONS } from '../scoring/versions.ts';
-import type { CapabilityDefinition } from './definition.ts';
-import { kindAt } from '../resolution/range-set.ts';
+import { kindAt, type RangeSet } from '../resolution/range-set.ts';
 import { CAPABILITY_BY_NAME, FEED_OWNER, FEEDS } from './registry.ts';
 import { buildSnapshot, decodeSnapshot, type SnapshotName } from './snapshots.ts';
 import { feedLocations, fetchFeed } from './sources.ts';
@@ -33,89 +32,8 @@ const { addedLater, seed, published } = await vi.hoisted(async () => {
   // Its publisher's file, in a format of its own: `address,first seen` with a header line.
   const published = join(mkdtempSync(join(tmpdir(), 'frs-added-pub-')), 'added-list.csv');
   writeFileSync(published, 'address,first_seen\n192.0.2.10,2026-11-01\n192.0.2.77,2026-11-02\n');
-  const { encode, file, length, parsing } = await import('./snapshot-format.ts');
-  const { parseRangeFeed } = await import('./feeds/range-feed.ts');
-  const { buildRangeSet, kindAt, rangeSetArrays, rangeSetFrom } = await import('../resolution/range-set.ts');
-  const { addressKeyOf } = await import('../resolution/ip.ts');
-  const { imported } = await import('./feeds/importers/imported-feed.ts');
-  const { FeedError } = await import('./feeds/feed-error.ts');
-  const DAY = 86_400;
-  const def: CapabilityDefinition<
-    'ip_added_later',
-    'IP_ADDED_LISTED' | 'IP_ADDED_UNLISTED',
-    ReturnType<typeof rangeSetFrom>
-  > = {
-    key: 'ip_added_later',
-    description: 'Whether the address is on a list added after every release.',
-    codes: {
-      IP_ADDED_LISTED: 'The address is on the added list.',
-      IP_ADDED_UNLISTED: 'The address is not on the added list.',
-    },
-    tier: 'assess',
-    kind: 'snapshot',
-    sources: {
-      addedList: {
-        env: 'FEED_ADDED_LIST',
-        description: 'Addresses on the added list, one address or CIDR per line',
-        layout: 'file',
-        seed: { path: () => seed },
-        publishers: ['https://lists.example.invalid/added-list.csv'],
-        // Its publisher's format and its importer, declared here: formats.ts gathers them.
-        formats: [
-          {
-            name: 'added list CSV',
-            fileName: /(^|\/)added-list\.csv$/,
-            importer: (bytes, fetchedAt, limits) => {
-              const [header, ...rows] = bytes.toString('utf8').trim().split('\n');
-              if (header !== 'address,first_seen') throw new FeedError('not an added list CSV');
-              return imported(
-                'addedList',
-                'added list CSV',
-                fetchedAt,
-                rows.map((r) => r.split(',')[0]!),
-                limits,
-              );
-            },
-            minRecords: 1,
-            maxBytes: 4096,
-            maxRecords: 100,
-            datedByFetch: true,
-          },
-        ],
-        limits: { minPrefix: { v4: 24, v6: 48 }, maxBytes: 65_536, maxRecords: 1000 },
-        refreshEveryS: 3 * 3600,
-        minRecords: 1,
-        maxDataAgeS: 2 * DAY,
-      },
-    },
-    subject: 'ip',
-    freshnessS: 7200,
-    whenMissing: 'unavailable',
-    format: 'FRSC binary: range set.',
-    snapshot: {
-      build: (files) => {
-        const entries = parsing('addedList', () => parseRangeFeed(file(files, 'addedList')), length);
-        return {
-          payload: encode({}, rangeSetArrays(buildRangeSet(entries), 'set')),
-          entries: entries.length,
-        };
-      },
-      decode: (decoded, what) => rangeSetFrom(decoded, 'set', what),
-    },
-    // Its address flag: a listed address is a proxy, as the response's subject says, beside what
-    // the VPN/proxy feed says (a list raises a flag, never lowers another's: flags.ts).
-    flags: ['proxy'],
-    ipFacts: (_ip, key, set) => ({ proxy: kindAt(set, key) !== 0 }),
-    // How a stored code of it replays (scoring/replay.ts): nothing else names its codes.
-    replay: { verdicts: { IP_ADDED_LISTED: 'elevated', IP_ADDED_UNLISTED: 'clean' } },
-    // Its lookup, in its own definition: the subject's address against its own range set.
-    finding: ({ ip }, set) => {
-      if (!ip || !set) return undefined;
-      return kindAt(set, addressKeyOf(ip.address)) !== 0
-        ? { verdict: 'elevated', detail: 'IP_ADDED_LISTED' }
-        : { verdict: 'clean', detail: 'IP_ADDED_UNLISTED' };
-    },
-  };
+  const { addedLaterCapability } = await import('../../test/helpers/added-later-capability.ts');
+  const def = addedLaterCapability(seed);
   return { addedLater: def, seed, published };
 });
 vi.mock('./index.ts', async (importOriginal) => {
@@ -230,7 +148,7 @@ describe('a capability added in one folder and one line', () => {
     const name = 'ip_added_later' as SnapshotName;
     const built = buildSnapshot(name, { addedList: new Map([['', Buffer.from('192.0.2.10\n')]]) });
     expect(built.entries).toBe(1);
-    const set = decodeSnapshot(name, built.payload) as ReturnType<typeof addedLater.snapshot.decode>;
+    const set = decodeSnapshot(name, built.payload) as RangeSet;
     expect(kindAt(set, { v4: 0xc000020a })).toBe(1);
     expect(kindAt(set, { v4: 0xc000020b })).toBe(0);
   });
