@@ -24,6 +24,13 @@ export function docsQueries(scoreId?: string): string[] {
   );
 }
 
+/** The network-velocity query of docs/data.md (its `sql velocity` block): it needs 3 organisations. */
+export function docsVelocityQuery(): string {
+  const m = /```sql velocity\n([\s\S]*?)```/.exec(readFileSync('docs/data.md', 'utf8'));
+  if (!m) throw new Error('docs/data.md has no `sql velocity` block');
+  return m[1]!.trim();
+}
+
 /** For each of docsQueries(), the first clause of the sentence that introduces it in the doc. */
 export function docsQueryTitles(): string[] {
   const doc = readFileSync('docs/data.md', 'utf8');

@@ -5,7 +5,7 @@ import type { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { canonicalSubjects, type SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import { LEDGER_REPORT_KINDS } from '../../shared/contract/outcome.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { retry } from '../../shared/retry.ts';
+import { applyWhileOwned, commitBatch } from './batch-steps.ts';
 import { OutcomeRecord } from '../../shared/outcomes/record.ts';
 import type { LedgerTrust } from './ledger-trust.ts';
 
@@ -103,9 +103,9 @@ export class LedgerLearner {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+      eachBatch: async (payload) => {
         const records: OutcomeRecord[] = [];
-        for (const message of batch.messages) {
+        for (const message of payload.batch.messages) {
           const parsed = OutcomeRecord.safeParse(
             message.value ? safeJson(message.value.toString('utf8')) : undefined,
           );
@@ -115,32 +115,14 @@ export class LedgerLearner {
         let done = 0;
         const applied =
           records.length === 0 ||
-          (await retry(
-            async () => {
-              await this.deps.applier.applyAll(records.slice(done), () => {
-                done++;
-                this.applied++;
-              });
-              return true;
-            },
-            {
-              firstMs: 100,
-              maxMs: 5_000,
-              keepGoing: () => isRunning() && !isStale(),
-              onFailure: async (err, backoff) => {
-                this.deps.log.warn({ err, backoff }, 'ledger update failed; retrying');
-                await heartbeat().catch(() => undefined);
-              },
-            },
+          (await applyWhileOwned(payload, this.deps.log, 'ledger update', () =>
+            this.deps.applier.applyAll(records.slice(done), () => {
+              done++;
+              this.applied++;
+            }),
           ));
         if (!applied) return;
-        const last = batch.messages[batch.messages.length - 1];
-        if (!last) return;
-        resolveOffset(last.offset);
-        await this.consumer.commitOffsets([
-          { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
-        ]);
-        await heartbeat();
+        await commitBatch(this.consumer, payload);
       },
     });
   }

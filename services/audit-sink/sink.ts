@@ -12,6 +12,7 @@ import { OutcomeRecord, toOutcomeRow } from '../../shared/outcomes/record.ts';
 import { quoteIdent } from '../../shared/clients/sql.ts';
 import { canonicalSubjects } from '../../shared/capabilities/subject-key.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { commitBatch } from './batch-steps.ts';
 import { Backoff } from '../../shared/retry.ts';
 import { dlqRecords } from './dlq-metrics.ts';
 import { insertSplitting } from './quarantine.ts';
@@ -282,13 +283,7 @@ export class AuditSink {
       })),
     );
 
-    const last = batch.messages[batch.messages.length - 1];
-    if (!last) return;
-    resolveOffset(last.offset);
-    await this.consumer.commitOffsets([
-      { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
-    ]);
-    await heartbeat();
+    await commitBatch(this.consumer, { batch, resolveOffset, heartbeat });
   }
 
   /** Sends records unchanged (key, value, headers) to the DLQ, with why and where they came from. */

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { SCORES_TOPIC } from '../../shared/clients/kafka.ts';
 import type { CountedScore, VelocityCounter } from '../../shared/capabilities/network-velocity/counter.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { retry } from '../../shared/retry.ts';
+import { applyWhileOwned, commitBatch } from './batch-steps.ts';
 
 const counted = new Counter({
   name: 'frs_velocity_scores_counted_total',
@@ -73,34 +73,16 @@ export class VelocityConsumer {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const scores = decodeScores(batch.messages.map((m) => m.value));
+      eachBatch: async (payload) => {
+        const scores = decodeScores(payload.batch.messages.map((m) => m.value));
         const done =
           scores.length === 0 ||
-          (await retry(
-            async () => {
-              await this.deps.counter.count(scores);
-              return true;
-            },
-            {
-              firstMs: 100,
-              maxMs: 5_000,
-              keepGoing: () => isRunning() && !isStale(),
-              onFailure: async (err, backoff) => {
-                this.deps.log.warn({ err, backoff }, 'velocity count failed; retrying');
-                await heartbeat().catch(() => undefined);
-              },
-            },
+          (await applyWhileOwned(payload, this.deps.log, 'velocity count', () =>
+            this.deps.counter.count(scores),
           ));
         if (!done) return;
         counted.inc(scores.length);
-        const last = batch.messages[batch.messages.length - 1];
-        if (!last) return;
-        resolveOffset(last.offset);
-        await this.consumer.commitOffsets([
-          { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
-        ]);
-        await heartbeat();
+        await commitBatch(this.consumer, payload);
       },
     });
   }

@@ -9,6 +9,7 @@ import { COMPONENT_KEYS, REASON_CODES } from '../../shared/scoring/reason-codes.
 import { DEFAULT_VERSION, findVersion } from '../../shared/scoring/versions.ts';
 import { pointsOf } from '../../shared/scoring/weights.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { CAPABILITIES } from '../../shared/capabilities/registry.ts';
 import { freshAddress, freshMobile, orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { waitFor } from '../../infra/harness/processes.ts';
 import { startHarness, type Harness } from './harness.ts';
@@ -84,11 +85,13 @@ describe('POST /v1/score responses against the running API', () => {
         { component: 'ndc_range_risk', available_in: 'assess' },
         { component: 'ip_tor_exit', available_in: 'assess' },
         { component: 'ip_vpn_proxy', available_in: 'assess' },
+        { component: 'phone_live_lookup', available_in: 'assess' },
         { component: 'subject', available_in: 'assess' },
         { component: 'primary_risk_factor', available_in: 'assess' },
         { component: 'benign_exclusions', available_in: 'assess' },
         { component: 'context_applied', available_in: 'assess' },
         { component: 'reputation_ledger', available_in: 'bureau' },
+        { component: 'network_velocity', available_in: 'bureau' },
         { component: 'cluster_id', available_in: 'bureau' },
         { component: 'shadow', available_in: 'bureau' },
       ]);
@@ -102,7 +105,12 @@ describe('POST /v1/score responses against the running API', () => {
       expect(r.subject!.phone_number).toMatchObject({ e164: VALID_MOBILE, valid: true, allocated: true });
       expect(r.subject!.ip_address).toMatchObject({ bogon: false });
       expect(r.cluster_id).toBeUndefined();
-      expect(r.suppressed.map((s) => s.component)).toEqual(['reputation_ledger', 'cluster_id', 'shadow']);
+      expect(r.suppressed.map((s) => s.component)).toEqual([
+        'reputation_ledger',
+        'network_velocity',
+        'cluster_id',
+        'shadow',
+      ]);
     });
 
     it('bureau adds the reputation ledger and cluster_id, and suppresses nothing', async () => {
@@ -145,7 +153,7 @@ describe('POST /v1/score responses against the running API', () => {
       expect(body.tier).toBe('assess');
       expect(component(body, 'reputation_ledger')).toBeDefined();
       expect(body.shadow?.score_version).toBe('2026.08.0');
-      expect(body.suppressed.map((s) => s.component)).toEqual(['cluster_id']);
+      expect(body.suppressed.map((s) => s.component)).toEqual(['network_velocity', 'cluster_id']);
       expect(body.cluster_id).toBeUndefined();
     });
   });
@@ -375,7 +383,9 @@ describe('POST /v1/score responses against the running API', () => {
     const res = await fetch(`${h.api.url}/v1/health`);
     expect(res.status).toBe(200);
     const body = HealthResponse.parse(await res.json());
-    expect(Object.keys(body.capabilities).sort()).toEqual(Object.keys(COMPONENT_KEYS).sort());
+    // Every capability the nodes load or look up behind a breaker: all component keys but the live
+    // phone lookup, asked per request with nothing to refresh (registry.ts askedPerRequest).
+    expect(Object.keys(body.capabilities).sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
     expect(body.score_versions.map(({ id, status, default: d }) => ({ id, status, default: d }))).toEqual([
       { id: '2026.02.0', status: 'retired', default: false },
       { id: '2026.08.0', status: 'live', default: false },
@@ -384,6 +394,7 @@ describe('POST /v1/score responses against the running API', () => {
       { id: '2026.12.1', status: 'candidate', default: false },
       { id: '2026.12.2', status: 'live', default: false },
       { id: '2026.12.3', status: 'live', default: true },
+      { id: '2026.12.4', status: 'candidate', default: false },
     ]);
     // Each version publishes its measured band rates; the default uses every band and meets the caps.
     const rates = body.score_versions.find((v) => v.default)!.band_rates;

@@ -35,6 +35,7 @@ import {
   DOC_ORG,
   docScoreId,
   docsQueries,
+  docsVelocityQuery,
   docsSeedRows,
 } from '../../infra/harness/docs-seed.ts';
 import { requestDigest } from '../../shared/audit/request-digest.ts';
@@ -141,14 +142,15 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
     // Recorded once each: a second run applies nothing.
     expect(await migrate(ch, DB, () => undefined)).toBe(0);
     // 006 dropped the daily views that aggregated the whole table before filtering; 009 made the
-    // rule of "One row per answer" over the whole table one.
+    // rule of "One row per answer" over the whole table one; 011's velocity view reads the last
+    // 31 days only (docs/data.md filters inside it for one subject).
     const views = await ch
       .query({
-        query: `SELECT name FROM system.tables WHERE database = '${DB}' AND engine = 'View'`,
+        query: `SELECT name FROM system.tables WHERE database = '${DB}' AND engine = 'View' ORDER BY name`,
         format: 'JSONEachRow',
       })
       .then((r) => r.json());
-    expect(views).toEqual([{ name: 'scores_answered' }]);
+    expect(views).toEqual([{ name: 'scores_answered' }, { name: 'subject_organisations_hourly' }]);
     // A current server gets the TTL that 18.16 cannot have.
     const [create] = await ch
       .query({ query: `SHOW CREATE TABLE ${DB}.scores`, format: 'JSONEachRow' })
@@ -608,6 +610,8 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       }
     }
     expect(failures).toEqual([]);
+    // The velocity query needs three organisations, which the seed does not have: it must run.
+    await ch.query({ query: docsVelocityQuery(), format: 'JSONEachRow' }).then((r) => r.json());
     const [day] = await ch
       .query({
         query: `SELECT count() AS n FROM scores FINAL WHERE org_id = '${DOC_ORG}'`,

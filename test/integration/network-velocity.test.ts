@@ -32,6 +32,7 @@ import {
   type ApiNode,
   type Service,
 } from '../../infra/harness/processes.ts';
+import { docsVelocityQuery } from '../../infra/harness/docs-seed.ts';
 import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 
@@ -220,5 +221,14 @@ describe('network velocity', () => {
       expect(view.get(c)).toBe(12);
       expect(Math.abs(service - view.get(c)!) / view.get(c)!).toBeLessThanOrEqual(0.02);
     }
+    // The query docs/data.md gives data teams, as written but for the database, says the same.
+    const documented = docsVelocityQuery()
+      .replace(/\bLIMIT 100$/, '')
+      .replaceAll(/\bFROM scores\b/g, `FROM ${cfg.CLICKHOUSE_DATABASE}.scores`);
+    const listed = await ch
+      .query({ query: documented, format: 'JSONEachRow' })
+      .then((rs) => rs.json<{ subject: string; organisations: string }>());
+    for (const c of canonical)
+      expect(Number(listed.find((row) => row.subject === c)?.organisations), c).toBe(12);
   });
 });

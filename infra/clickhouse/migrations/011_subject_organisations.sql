@@ -26,7 +26,8 @@ FROM
 ARRAY JOIN arrayFilter(s -> s != '', [
     if(phone = '', '', concat('phone:', phone)),
     if(ip = '', '', concat('ip:', ip)),
-    multiIf(position(ip, ':') > 0, concat('net:', cutIPv6(toFixedString(IPv6StringToNum(ip), 16), 8, 0), '/64'),
-            position(ip, '.') > 0, concat('net:', IPv4NumToString(bitAnd(IPv4StringToNum(ip), 4294967040)), '/24'),
+    -- Guarded: current ClickHouse evaluates every branch, and refuses an IPv4 string as IPv6.
+    multiIf(position(ip, ':') > 0, concat('net:', cutIPv6(toFixedString(IPv6StringToNum(if(position(ip, ':') > 0, ip, '::')), 16), 8, 0), '/64'),
+            position(ip, '.') > 0, concat('net:', IPv4NumToString(bitAnd(IPv4StringToNum(if(position(ip, '.') > 0 AND position(ip, ':') = 0, ip, '0.0.0.0')), 4294967040)), '/24'),
             '')]) AS subject
 GROUP BY subject, hour;
