@@ -26,6 +26,9 @@ import type { LiveLookupData } from '../../shared/capabilities/phone-live-lookup
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import type { ScoredSubject } from './recent-scores.ts';
 import type { CheckedScoreRequest } from './score-request.ts';
+import { ipNetworkType } from '../../shared/capabilities/ip-network-type/index.ts';
+import { phoneLiveLookup } from '../../shared/capabilities/phone-live-lookup/index.ts';
+import { reputationLedger } from '../../shared/capabilities/reputation-ledger/index.ts';
 
 export interface ScorerDeps {
   nodeId: string;
@@ -81,7 +84,7 @@ export class Scorer {
     principal: Principal,
   ): Promise<Reputation | undefined> | undefined {
     const budget = checked.request.options?.max_latency_ms ?? Number.POSITIVE_INFINITY;
-    const ledger = includedIn(principal.org.tier, principal.org.entitlements).has('reputation_ledger')
+    const ledger = includedIn(principal.org.tier, principal.org.entitlements).has(reputationLedger.key)
       ? this.deps.ledger.lookup(checked.request.subject, budget, principal.org.org_id)
       : undefined;
     const live = this.liveLookup(checked, principal, budget);
@@ -110,7 +113,7 @@ export class Scorer {
     const { org } = principal;
     const phone = checked.request.subject.phone_number;
     if (!phoneLookup || !phone || !org.phone_lookup_cap) return undefined;
-    if (!includedIn(org.tier, org.entitlements).has('phone_live_lookup')) return undefined;
+    if (!includedIn(org.tier, org.entitlements).has(phoneLiveLookup.key)) return undefined;
     const moment = checked.context?.collection_point?.moment;
     return phoneLookup
       .lookup(phone, org.org_id, org.phone_lookup_cap, budget)
@@ -141,7 +144,7 @@ export class Scorer {
     const d = snaps.data;
     const sources: EvidenceSources = {
       carriers: d.caller_id_integrity,
-      networks: d.ip_network_type?.networks,
+      networks: d[ipNetworkType.key]?.networks,
       networksStale,
       ndcRisk: d.ndc_range_risk,
       unavailable,
@@ -162,7 +165,7 @@ export class Scorer {
     const { tier, entitlements } = principal.org;
     const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
     const live = this.live.get(checked);
-    if (live) sources.data = { ...sources.data, phone_live_lookup: live };
+    if (live) sources.data = { ...sources.data, [phoneLiveLookup.key]: live };
     const evidence = gatherEvidence(req.subject, sources, reputation);
 
     const { default: version, challenger } = this.versionState();
@@ -256,7 +259,7 @@ export function evidenceGaps(consulted: readonly ConsultedCapability[]) {
   let networksStale = false;
   for (const cap of consulted) {
     if (cap.stale) stale.add(cap.name);
-    if (cap.name === 'ip_network_type') networksStale = cap.stale;
+    if (cap.name === ipNetworkType.key) networksStale = cap.stale;
     // A missing ledger version shows in the lookup's own answer (unavailable).
     if (cap.status === 'unavailable') {
       if (cap.marksEvidenceUnavailable) unavailable.add(cap.name);

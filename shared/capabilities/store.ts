@@ -18,6 +18,7 @@ import type { SubjectKeys } from './subject-key.ts';
 import type { RedisClient } from '../clients/redis.ts';
 import type { CapabilityName } from './registry.ts';
 import type { LocationState } from './source-fetch.ts';
+import { reputationLedger } from './reputation-ledger/index.ts';
 
 export interface SnapshotMeta {
   version: string;
@@ -163,7 +164,7 @@ export class SnapshotStore {
       }
     }
     if (fields.length > 0) await this.ledger.hset(key, ...fields);
-    await this.makeCurrent('reputation_ledger', meta);
+    await this.makeCurrent(reputationLedger.key, meta);
     if (replaced?.previous) await this.ledger.unlink(this.ledgerKey(replaced.previous));
   }
 

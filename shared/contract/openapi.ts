@@ -12,6 +12,9 @@ import { ERROR_CODES } from './errors.ts';
 import { HEADERS, RESPONSES } from './openapi-responses.ts';
 import type { ScoreResponse } from './response.ts';
 import { componentSchemas, pathsOf, type OperationDefinition } from './operation.ts';
+import { callerIdIntegrity } from '../capabilities/caller-id-integrity/index.ts';
+import { ndcRangeRisk } from '../capabilities/ndc-range-risk/index.ts';
+import { reputationLedger } from '../capabilities/reputation-ledger/index.ts';
 
 /** The contract's own semver: bump minor for additions, major for anything a client could break on. */
 export const CONTRACT_VERSION = '1.4.0';
@@ -29,13 +32,13 @@ export const EXAMPLE_RESPONSE = {
   coverage: 'strong',
   subject: { phone_number: { e164: '+444012345678', valid: false, allocated: false } },
   components: [
-    { component: 'caller_id_integrity', verdict: 'adverse', contribution: 45, detail: 'CLI_IMPOSSIBLE' },
-    { component: 'ndc_range_risk', verdict: 'no_match', contribution: 0, detail: 'NDC_RANGE_UNKNOWN' },
+    { component: callerIdIntegrity.key, verdict: 'adverse', contribution: 45, detail: 'CLI_IMPOSSIBLE' },
+    { component: ndcRangeRisk.key, verdict: 'no_match', contribution: 0, detail: 'NDC_RANGE_UNKNOWN' },
   ],
   primary_risk_factor: { code: 'CLI_IMPOSSIBLE', narrative: REASON_CODES.CLI_IMPOSSIBLE },
   benign_exclusions: [],
   suppressed: [
-    { component: 'reputation_ledger', available_in: 'bureau' },
+    { component: reputationLedger.key, available_in: 'bureau' },
     { component: 'cluster_id', available_in: 'bureau' },
     { component: 'shadow', available_in: 'bureau' },
   ],

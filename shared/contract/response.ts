@@ -4,6 +4,7 @@ import { COMPONENT_KEYS, REASON_CODES } from '../scoring/reason-codes.ts';
 import { BENIGN_EXCLUSIONS } from '../vocabulary/benign-exclusions.ts';
 import type { ComponentResult as EngineComponent, ResolvedSubject } from '../scoring/result-types.ts';
 import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS } from '../vocabulary/score-terms.ts';
+import { callerIdIntegrity } from '../capabilities/caller-id-integrity/index.ts';
 
 const listOf = (registry: Record<string, string>, name: string) =>
   `One of the ${name} registry (\`x-${name.replace(/ /g, '-')}\` at the document root): ${Object.keys(
@@ -24,7 +25,7 @@ export const Component = z
   })
   .meta({
     id: 'Component',
-    examples: [{ component: 'caller_id_integrity', verdict: 'clean', contribution: 0, detail: 'CLI_VALID' }],
+    examples: [{ component: callerIdIntegrity.key, verdict: 'clean', contribution: 0, detail: 'CLI_VALID' }],
   });
 
 export const PhoneResolution = z.object({

@@ -177,7 +177,7 @@ export function gateBand(
     const needs = gates[BAND_ORDER[i]!];
     const level = i;
     const holds = (c: { verdict: Verdict; component?: string }) =>
-      needs!.includes(c.verdict) && (c.component !== 'reputation_ledger' || level <= ledgerTop);
+      needs!.includes(c.verdict) && (c.component !== reputationLedger.key || level <= ledgerTop);
     if (!needs || components.some(holds)) break;
     i--;
   }
@@ -202,7 +202,9 @@ export function ledgerBandCeiling(
   components: readonly { verdict: Verdict; component?: string }[],
 ): Band {
   if (organisations >= 3) return band;
-  const otherAdverse = components.some((c) => c.component !== 'reputation_ledger' && c.verdict === 'adverse');
+  const otherAdverse = components.some(
+    (c) => c.component !== reputationLedger.key && c.verdict === 'adverse',
+  );
   if (organisations === 2 && otherAdverse) return band;
   const top = Math.max(BAND_ORDER.indexOf(without), BAND_ORDER.indexOf(ledgerCeiling(organisations)));
   return BAND_ORDER[Math.min(BAND_ORDER.indexOf(band), top)]!;
@@ -494,7 +496,7 @@ function feedAlone(
   version: ScoreVersion,
   reports: number,
 ): { components: ComponentResult[]; raw: number } | undefined {
-  const ledger = components.find((c) => c.component === 'reputation_ledger');
+  const ledger = components.find((c) => c.component === reputationLedger.key);
   if (ledger?.detail !== 'REPUTATION_REPORTED') return undefined;
   const found = storedFinding(reputationLedger.replay, 'REPUTATION_REPORTED', reports);
   const own: ComponentResult = {
@@ -519,7 +521,7 @@ function bandWith(
   const gates = version.gates ?? (trust !== undefined ? LEDGER_TRUST_GATES : undefined);
   // What the other evidence alone would give: the band the ledger's points may not lift past
   // its ceiling (ledgerBandCeiling). The score itself keeps the ledger's points.
-  const others = components.filter((c) => c.component !== 'reputation_ledger');
+  const others = components.filter((c) => c.component !== reputationLedger.key);
   const scoreWithout =
     trust === undefined
       ? scoreValue

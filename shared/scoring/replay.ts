@@ -14,6 +14,7 @@
  * replay under the version that made it does not give back its stored raw risk, score and band is
  * counted, never trusted.
  */
+import { reputationLedger } from '../capabilities/reputation-ledger/index.ts';
 import { storedFinding, type CapabilityFinding, type StoredFindings } from '../capabilities/definition.ts';
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import type { Action, Band, ContextEffect, Verdict } from '../vocabulary/score-terms.ts';
@@ -106,7 +107,7 @@ export function replay(sig: ReplaySignature, version: ScoreVersion): Replayed {
     detail: f.detail,
   }));
   const raw = components.reduce((sum, c) => sum + c.contribution, 0);
-  const ledger = components.find((c) => c.component === 'reputation_ledger');
+  const ledger = components.find((c) => c.component === reputationLedger.key);
   const reported =
     ledger !== undefined && ledger.verdict !== 'unavailable' && ledger.detail === 'REPUTATION_REPORTED';
   const banded = bandOf(components, raw, version, {

@@ -17,6 +17,7 @@ import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Subject } from '../../../shared/contract/request.ts';
 import type { Reputation } from '../../../shared/capabilities/evidence.ts';
 import { LedgerBatch } from './ledger-batch.ts';
+import { reputationLedger } from '../../../shared/capabilities/reputation-ledger/index.ts';
 
 export interface LedgerLookupDeps {
   redis: RedisClient;
@@ -53,7 +54,7 @@ export class LedgerLookup {
       (key: string, fields: string[], votes: string[][], budgetMs: number) =>
         this.read(key, fields, votes, budgetMs),
       {
-        name: 'reputation_ledger',
+        name: reputationLedger.key,
         // Inside the request budget; opossum's default is 10 s.
         timeout: deps.timeoutMs,
         resetTimeout: deps.resetMs,

@@ -34,6 +34,7 @@ import type { SubjectKeys } from '../../../shared/capabilities/subject-key.ts';
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { ProviderClient } from './phone-provider.ts';
+import { phoneLiveLookup } from '../../../shared/capabilities/phone-live-lookup/index.ts';
 
 export interface PhoneLookupDeps {
   /** The hot path's fail-fast connection. */
@@ -84,7 +85,7 @@ export class PhoneLookup {
     this.breaker = new CircuitBreaker(
       (e164: string, fields: readonly LookupField[]) => this.ask(e164, fields),
       {
-        name: 'phone_live_lookup',
+        name: phoneLiveLookup.key,
         timeout: deps.ceilingMs,
         resetTimeout: deps.resetMs,
         // Open after half of at least 5 lookups in the last 10 s failed: a provider outage costs

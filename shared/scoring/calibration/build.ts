@@ -47,6 +47,7 @@ import { BOOTSTRAP_RATES, drawBootstrap } from './bootstrap.ts';
 import { historyRaws, type HistoryRow } from './history.ts';
 import { drawLegacyPopulation } from './population.ts';
 import { errorMessage } from '../../error-message.ts';
+import { ipNetworkType } from '../../capabilities/ip-network-type/index.ts';
 
 const BOOTSTRAP_SEED = 20261201;
 const LEGACY_SEED = 20261101;
@@ -79,7 +80,7 @@ function checkedInData(networks: IpNetworks): CapabilityData {
     if (feeds.every((f) => FEEDS[f]!.layout === 'file')) {
       const files = Object.fromEntries(feeds.map((f) => [f, read(f)]));
       out[def.key] = decodeSnapshot(name, buildSnapshot(name, files).payload);
-    } else if (def.key === 'ip_network_type') {
+    } else if (def.key === ipNetworkType.key) {
       // Its optional registry allocations have no seed: the tables alone, as a fresh checkout.
       out[def.key] = {
         networks,
