@@ -26,6 +26,7 @@ import type { LiveLookupData } from '../../shared/capabilities/phone-live-lookup
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import type { ScoredSubject } from './recent-scores.ts';
 import type { CheckedScoreRequest } from './score-request.ts';
+import { CAPABILITY_DEFINITIONS } from '../../shared/capabilities/index.ts';
 import { ipNetworkType } from '../../shared/capabilities/ip-network-type/index.ts';
 import { phoneLiveLookup } from '../../shared/capabilities/phone-live-lookup/index.ts';
 import { reputationLedger } from '../../shared/capabilities/reputation-ledger/index.ts';
@@ -128,12 +129,18 @@ export class Scorer {
    * The sources evidence is gathered from, and the capabilities that answer on reduced evidence
    * for this subject: stale, or missing where the component can still answer without them.
    */
-  private sources(subject: CheckedScoreRequest['request']['subject'], consultsLedger: boolean) {
+  private sources(
+    subject: CheckedScoreRequest['request']['subject'],
+    consultsLedger: boolean,
+    included: ReadonlySet<string>,
+  ) {
     const { snapshots } = this.deps;
     const snaps = snapshots.current;
     const now = Date.now();
+    // Consortium data the caller's tier does not include is not consulted at all (the ledger's rule).
+    const hidden = (name: string) => CONSORTIUM.has(name) && !included.has(name);
     const consulted = this.deps.capabilities
-      .filter((cap) => cap.consulted(subject, consultsLedger))
+      .filter((cap) => !hidden(cap.name) && cap.consulted(subject, consultsLedger))
       .map((cap) => ({
         name: cap.name,
         stale: snapshots.dataStale(cap, now, snaps),
@@ -149,7 +156,7 @@ export class Scorer {
       ndcRisk: d.ndc_range_risk,
       unavailable,
       stale,
-      data: d,
+      data: Object.fromEntries(Object.entries(d).filter(([name]) => !hidden(name))),
       ...(snaps.corrections ? { corrections: snaps.corrections } : {}),
     };
     return { sources, degraded };
@@ -163,7 +170,11 @@ export class Scorer {
   ): Scored {
     const { request: req, context, shadowVersion, idempotencyKey } = checked;
     const { tier, entitlements } = principal.org;
-    const { sources, degraded } = this.sources(req.subject, reputation !== undefined);
+    const { sources, degraded } = this.sources(
+      req.subject,
+      reputation !== undefined,
+      includedIn(tier, entitlements),
+    );
     const live = this.live.get(checked);
     if (live) sources.data = { ...sources.data, [phoneLiveLookup.key]: live };
     const evidence = gatherEvidence(req.subject, sources, reputation);
@@ -323,3 +334,8 @@ export function requestAsSent(req: ScoreRequest): AuditRequest {
   if (req.client_reference !== undefined) out.client_reference = req.client_reference;
   return out;
 }
+
+/** Capabilities whose data is consortium data (definition.ts `consortium`). */
+const CONSORTIUM: ReadonlySet<string> = new Set(
+  CAPABILITY_DEFINITIONS.filter((d) => d.consortium).map((d) => d.key),
+);

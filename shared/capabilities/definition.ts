@@ -93,6 +93,13 @@ interface CapabilityParts<Key extends string, Code extends string, Data> {
    */
   replay: StoredFindings<Code>;
   /**
+   * Consortium data (what many organisations' scores or reports say about a subject): consulted
+   * only for callers whose tier or entitlements include the component, as the reputation ledger
+   * is, so it never moves another tier's score, band or coverage. Other capabilities are
+   * evaluated for every caller and only hidden from tiers below theirs.
+   */
+  consortium?: true;
+  /**
    * Its codes' points in score versions, by version id: a version scores the points it was written
    * with (shared/scoring/weights.ts, frozen for released versions) plus every capability's
    * declaration for its id. A released version's hash covers its points, so a declaration for one

@@ -110,8 +110,31 @@ describe('network velocity', () => {
       });
     }
     // Nothing names the organisations, nor a raw count: the explain record is the response's.
-    const body = JSON.stringify(await score(viewer, subject));
-    expect(body).not.toMatch(/org_[0-9a-f]{16}/);
+    const seenBy = await score(viewer, subject);
+    expect(JSON.stringify(seenBy)).not.toMatch(/org_[0-9a-f]{16}/);
+    // Consortium data: for a tier without it, velocity is not consulted at all (the ledger's
+    // rule), so it cannot move that tier's score, band or coverage even unseen. The audit rows
+    // keep every code that fired, shown or hidden: the bureau score's has it, the assess one's not.
+    const { apiKey: assess } = await orgWithKey('assess', { rateRps: 1000 });
+    const unseen = await score(assess, subject);
+    expect(velocity(unseen)).toBeUndefined();
+    expect(unseen.suppressed).toContainEqual({ component: 'network_velocity', available_in: 'bureau' });
+    const fired = (scoreId: string) =>
+      waitFor(
+        `the audit row of ${scoreId}`,
+        async () => {
+          const rs = await ch.query({
+            query: `SELECT fired_components FROM ${cfg.CLICKHOUSE_DATABASE}.scores WHERE score_id = '${scoreId}'`,
+            format: 'JSONEachRow',
+          });
+          return (await rs.json<{ fired_components: string[] }>())[0]?.fired_components;
+        },
+        60_000,
+        250,
+      );
+    const isVelocity = (code: string) => code.startsWith('NETWORK_VELOCITY_');
+    expect((await fired(seenBy.score_id)).some(isVelocity)).toBe(true);
+    expect((await fired(unseen.score_id)).some(isVelocity)).toBe(false);
   });
 
   it('two organisations, one organisation with twenty keys, or excluded ones: nobody sees anything', async () => {

@@ -34,6 +34,7 @@ export const networkVelocity = defineCapability({
     'How many distinct organisations scored the subject (number, address or its network) in the last hour, day and month, in buckets.',
   codes: VELOCITY_CODES,
   tier: 'bureau',
+  consortium: true,
   kind: 'snapshot',
   // No feed: its data is the score stream itself, counted by the audit sink and published by the
   // refresher's own job (services/refresher/publish-counted.ts), as often as the registry says.
