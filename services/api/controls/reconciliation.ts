@@ -36,6 +36,12 @@ export interface ReconcilerDeps {
 export class Reconciler {
   private readonly d: ReconcilerDeps;
   private reconciling: Promise<void> | undefined;
+  /**
+   * Asked for while a run was in flight: what was billed or owed since is not in that run. Without
+   * this, a retry timer firing during a run that then succeeded was spent, and credits billed at
+   * the end of the traffic stayed on the node (seen in the cluster fault test).
+   */
+  private askedAgain = false;
   /** A failed reconciliation is tried again on this timer, not only when traffic next reaches Redis. */
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff(RECONCILE_RETRY_FIRST_MS, RECONCILE_RETRY_MAX_MS);
@@ -55,7 +61,11 @@ export class Reconciler {
   }
 
   reconcile(): Promise<void> {
-    if (this.reconciling || !this.owesRedis) return this.reconciling ?? Promise.resolve();
+    if (this.reconciling) {
+      this.askedAgain = true;
+      return this.reconciling;
+    }
+    if (!this.owesRedis) return Promise.resolve();
     const { local, owed } = this.d;
     const drained = owed.batch(local.drain(), randomUUID);
     const now = this.d.now();
@@ -73,6 +83,10 @@ export class Reconciler {
       .then((results) => this.finished(results, sent))
       .finally(() => {
         this.reconciling = undefined;
+        if (this.askedAgain) {
+          this.askedAgain = false;
+          if (this.owesRedis) this.scheduleRetry();
+        }
       });
     return this.reconciling;
   }
