@@ -50,6 +50,7 @@ import {
   STALL_BUDGET_MS,
   type RuntimeStats,
 } from './runtime-stats.ts';
+import { waitReady } from './ready.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -207,18 +208,6 @@ function spawnNode(
     // The IPC slot is the runtime probe's channel (used only where it is preloaded).
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-}
-
-async function waitOk(url: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready`);
 }
 
 async function withServers<T>(procs: ChildProcess[], readyUrls: string[], fn: () => Promise<T>): Promise<T> {

@@ -16,6 +16,7 @@ import { freePort } from '../infra/harness/processes.ts';
 import { loadConfig } from '../shared/config.ts';
 import { benchApiKey, ensureSubjects } from './bench-setup.ts';
 import { runK6 } from './k6-step.ts';
+import { waitReady } from './ready.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -53,17 +54,7 @@ const url = (port: number) => `http://127.0.0.1:${port}`;
 
 try {
   for (const u of [`${url(api1)}/readyz`, `${url(api2)}/readyz`, `${url(io2)}/`, `${url(io1)}/`]) {
-    for (let i = 0; ; i++) {
-      if (
-        await fetch(u).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      if (i > 300) throw new Error(`${u} not ready`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitReady(u);
   }
   const cases = [
     { name: '(c) 2 API nodes', urls: [url(api1), url(api2)], pids: nodes.map((n) => n.pid!) },

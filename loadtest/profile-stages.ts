@@ -32,6 +32,7 @@ import { runK6, type Step } from './k6-step.ts';
 import { cpuMicros } from './proc-cpu.ts';
 import { GC_STAGE, NODE_STAGE, OTHER_STAGE, STAGE_RULES } from './profile-stage-rules.ts';
 import { shieldCore, stackPids } from './core-shield.ts';
+import { waitReady } from './ready.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs', 'performance', 'stages.md');
@@ -137,20 +138,6 @@ async function profileOneNode(): Promise<void> {
     if (node.exitCode === null && node.signalCode === null) node.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready`);
 }
 
 function render(): void {

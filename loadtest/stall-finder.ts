@@ -38,6 +38,7 @@ import {
 } from './runtime-stats.ts';
 import { copySnapshots, dropSnapshots } from './snapshot-swaps.ts';
 import { describeStall, explainStalls, findStalls, type Stall } from './stall-causes.ts';
+import { waitReady } from './ready.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DURATION_S = Number(process.env.STALL_DURATION ?? 60);
@@ -76,20 +77,6 @@ function startNode(dir: string, port: string, prefix: string): ChildProcess {
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready`);
 }
 
 const fmtRuntime = (r: RuntimeStats) =>
