@@ -212,7 +212,7 @@ function spawnNode(
 
 async function withServers<T>(procs: ChildProcess[], readyUrls: string[], fn: () => Promise<T>): Promise<T> {
   try {
-    await Promise.all(readyUrls.map(waitOk));
+    await Promise.all(readyUrls.map((u) => waitReady(u)));
     return await fn();
   } finally {
     for (const p of procs) p.kill('SIGTERM');
