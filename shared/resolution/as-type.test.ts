@@ -52,7 +52,6 @@ describe('classifyAs', () => {
       'PJSC Rostelecom',
       'JSC Kazakhtelecom',
       'Societe Francaise Du Radiotelephone - SFR SA',
-      'MTN NIGERIA Communication limited',
       'Hawaiian Telcom Services Company, Inc.',
       'FIBERNETICS CORPORATION',
       'JINHUA, ZHEJIANG Province, P.R.China.',
@@ -111,6 +110,28 @@ describe('classifyAs', () => {
     // Brands that are ordinary words or other businesses' names do not match on their own.
     for (const name of ['Google LLC', 'VIVA PIXEL AGENCIA DIGITAL', 'Phoenix', 'Apple Inc.'])
       expect(classifyAs(2, name), name).toBe('unknown');
+  });
+
+  it('types mobile-first brands mobile, and no mobile network where the name says otherwise', () => {
+    for (const name of ['MTN NIGERIA Communication limited', 'Airtel Ghana Limited', 'Vodacom Congo'])
+      expect(classifyAs(2, name), name).toBe('mobile');
+    // Fixed providers with "GSM" in the brand; a carrier arm that sells transit.
+    for (const name of [
+      'FIBIM FIBERNET GSM SANAYI VE TICARET ANONIM SIRKETI',
+      'GSM TELECOM SERVICO DE PROVEDOR DE INTERNET LTDA',
+      'China Mobile International Limited',
+    ])
+      expect(classifyAs(2, name), name).toBe('isp');
+    // Companies named for their phone apps or services on wheels.
+    for (const name of ['Creative Mobile Solutions, Inc.', 'MedStar Mobile Healthcare'])
+      expect(classifyAs(2, name), name).toBe('business');
+  });
+
+  it('reads neither "networks" as an access network nor "hosted" as a host', () => {
+    // CDNs and server hosts call themselves networks; a hosted call centre is a software firm.
+    expect(classifyAs(2, 'Limelight Networks, Inc.')).toBe('unknown');
+    expect(classifyAs(2, 'Youth Net and Counselling')).toBe('unknown');
+    expect(classifyAs(2, 'Telax Hosted Call Centre')).not.toBe('hosting');
   });
 
   it('says unknown rather than guessing', () => {

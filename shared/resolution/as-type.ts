@@ -19,7 +19,9 @@
  *    business (a "Federal Deposit Insurance Corporation" is an agency; a "Federal Credit Union"
  *    is kept out by name). Registered names are chosen by the network's owner, so this is a
  *    heuristic.
- * 4. A name no keyword matches but that is, or starts with, a mobile network operator's name in
+ * 4. Brands that are mobile operators wherever they operate (MOBILE_BRANDS: Airtel, Vodacom,
+ *    MTN...) are `mobile`. A name no keyword matches but that is, or starts with, a mobile
+ *    network operator's name in
  *    the MCC-MNC list (mobile-operators.ts: "Orange S.A.", "Vodafone GmbH") is a telecom
  *    operator's access network (`isp`). A conglomerate that shares a brand with an operator
  *    ("Reliance Industries", "Liberty Holdings") is not one (mobile-operators.ts); a business
@@ -108,7 +110,7 @@ const NAME_RULES: readonly [AsType, RegExp][] = [
   ],
   [
     'hosting',
-    /(?<!g)hosting|\bhost(?!el|ess|ile|age)|\bwebhost|(?<!\b(?:st\.?|saint) )\bcloud|cloud\b|\bdata ?cent(?:er|re)s?\b|\bdatacent(?:er|re)|\bserver|\bvps\b|\bvds\b|\bcolocation\b|\bcolo(?:center|city|up)\b|\bdedicated\b|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|\bregistrar\b/i,
+    /(?<!g)hosting|\bhost(?!el|ess|ile|age|ed\b)|\bwebhost|(?<!\b(?:st\.?|saint) )\bcloud|cloud\b|\bdata ?cent(?:er|re)s?\b|\bdatacent(?:er|re)|\bserver|\bvps\b|\bvds\b|\bcolocation\b|\bcolo(?:center|city|up)\b|\bdedicated\b|\bcdn\b|\bidc\b|veri merkezi|rechenzentrum|managed services|\bdomain names?\b|\bregistrar\b/i,
   ],
   // IT service companies named for information and communication ("NICE Information &
   // Telecommunication", "Lotte Data Communication") run their group's systems, not access.
@@ -116,10 +118,16 @@ const NAME_RULES: readonly [AsType, RegExp][] = [
     'business',
     /\b(?:information|data)\s+(?:(?:&|and)\s+)?(?:tele)?communications?\b(?!.*\b(?:authority|ministry)\b)/i,
   ],
+  // Companies named for what they do on phones (apps, security, healthcare on wheels) are not
+  // operators.
+  [
+    'business',
+    /\bmobile\b.*\b(?:solutions|software|security|apps?|games?|marketing|health(?:care)?|medical|response|payments?)\b|\b(?:medical|healthcare)\b.*\bmobile\b/i,
+  ],
   ['mobile', /\bmobile\b|cellular|celular|m[oó]vil|\bm[oó]vel\b|\bgsm\b|\blte\b/i],
   [
     'isp',
-    /tele(?:com|kom|communication|fon|phone|cable)|\btelco(?:m)?\b|telecomunica|communicat|comunica[cç]|kommunikation|broadband|cable|\bcatv\b|\bkabel|\bfib(?:er|re|ra)|\bftth\b|\bdsl\b|internet|\bisp\b|\bnet(?:works?)?\b|networking|\bonline\b|iletisim|haberlesme|svyaz|\bprovedor|\binfocomm\b|\bwisp\b|wi-?fi\b|wireless|\btel(?:kom|net)\b|\bkomunika|\bakses\b|\bverkko|\bpostel\b|ertebat|p\.r\.china|^[a-z]+, ?\d{6}$/i,
+    /tele(?:com|kom|communication|fon|phone|cable)|\btelco(?:m)?\b|telecomunica|communicat|comunica[cç]|kommunikation|broadband|cable|\bcatv\b|\bkabel|\bfib(?:er|re|ra)|\bftth\b|\bdsl\b|internet|\bisp\b|\bonline\b|iletisim|haberlesme|svyaz|\bprovedor|\binfocomm\b|\bwisp\b|wi-?fi\b|wireless|\btel(?:kom|net)\b|\bkomunika|\bakses\b|\bverkko|\bpostel\b|ertebat|p\.r\.china|^[a-z]+, ?\d{6}$/i,
   ],
   [
     'government',
@@ -131,8 +139,11 @@ const NAME_RULES: readonly [AsType, RegExp][] = [
   ],
 ];
 
-/** Brands, then keyword rules, then the operator names of the MCC-MNC list (mobile-operators.ts). */
-function classifyName(name: string): AsClass {
+/**
+ * Brands, then keyword rules, then the operator names of the MCC-MNC list (mobile-operators.ts):
+ * the name rules alone, without the curated entries (the precision test measures them apart).
+ */
+export function classifyName(name: string): AsClass {
   for (const [operator, pattern] of HOSTING_BRANDS)
     if (pattern.test(name)) return { type: 'hosting', operator };
   let type: AsType = 'unknown';
@@ -142,18 +153,35 @@ function classifyName(name: string): AsClass {
       break;
     }
   }
+  // An operator's international carrier arm ("China Mobile International") sells transit.
+  if (CARRIER_ARM.test(name)) return { type: 'isp' };
+  // "GSM" or "mobile" beside fixed-access words ("Fibernet GSM", "GSM Telecom Provedor de
+  // Internet") is a fixed provider's brand, not a mobile network.
+  if (type === 'mobile' && FIXED_ACCESS_WORDS.test(name)) return { type: 'isp' };
   if (type !== 'isp' && type !== 'unknown') return { type };
+  if (MOBILE_BRANDS.test(name) && !FIXED_ACCESS_WORDS.test(name)) return { type: 'mobile' };
   if (!isOperatorName(name)) return { type };
   // A mobile network operator of the MCC-MNC list whose name says mobile, even inside a
   // compound ("Lycamobile", "Afghan Wireless Communication Company"), is a mobile network,
   // unless the name also says fixed lines ("Cable & Wireless Panama"); other operators are
-  // convergent telecoms, read as access networks.
+  // convergent telecoms, read as access networks (the list names "Orange", "Proximus", "China
+  // Unicom" and "AT&T" alike, and most ASes under such a bare brand carry fixed lines too).
   const mobile = MOBILE_OPERATOR_WORDS.test(name) && !FIXED_ACCESS_WORDS.test(name);
   return { type: mobile ? 'mobile' : 'isp' };
 }
 
+const CARRIER_ARM = /\bmobile international\b/i;
 const MOBILE_OPERATOR_WORDS = /mobil|wireless|cellular|celular|m[oó]vil/i;
-const FIXED_ACCESS_WORDS = /cable|kabel|\bfib(?:er|re|ra)|\bdsl\b|\bftth\b|broadband|\bcatv\b/i;
+/**
+ * Brands that are mobile operators wherever they run a network (public facts about the groups:
+ * Bharti Airtel's African and South Asian operators, Vodacom, MTN, Millicom's Tigo, Zain,
+ * Digicel, Viettel's foreign operators, Telecel, Libyana, Safaricom, Irancell, MegaFon, Tele2
+ * Russia): their ASes carry mobile subscribers whatever else the name says.
+ */
+const MOBILE_BRANDS =
+  /^(?:airtel|vodacom|mtn|tigo|zain|digicel|safaricom|libyana|irancell|megafon|pjsc megafon|t2 mobile|halotel|viettel (?:tanzania|cameroun|burundi|cambodia|peru|haiti|mozambique)|lonestar|telecel|mascom|cell c)\b/i;
+const FIXED_ACCESS_WORDS =
+  /cable|kabel|\bfib(?:er|re|ra)|\bdsl\b|\bftth\b|broadband|\bcatv\b|provedor|\binternet\b/i;
 
 /** One classification per AS name, kept: the rules run once per AS, not once per request. */
 const classified = new Map<string, AsClass>();
