@@ -8,6 +8,8 @@
  *   CLICKHOUSE_DATABASE=frs_backtest_reference npm run backtest -- --candidate 2026.12.1 --out DIR
  *
  * No outcomes: nobody reported any on this population, so the report's outcome figures are empty.
+ * One organisation scores every subject, so network velocity never shows here: a candidate that
+ * scores it is backtested on the same subjects across organisations by loadtest/backtest-velocity.ts.
  */
 import { parseArgs } from 'node:util';
 import { migrate } from '../infra/clickhouse/migrate.ts';
