@@ -35,6 +35,23 @@ async function call(req: Request, timeoutMs: number): Promise<{ status: number; 
   return { status: res.status, body: await res.text() };
 }
 
+/** A provider's client: its request builder and its parser over one fetch with a deadline. */
+function client(
+  name: ProviderClient['name'],
+  fields: readonly LookupField[],
+  request: (e164: string, fields: readonly LookupField[]) => Request,
+  parse: (status: number, body: string, fields: readonly LookupField[]) => ProviderAnswer,
+): ProviderClient {
+  return {
+    name,
+    fields,
+    ask: async (e164, asked, timeoutMs) => {
+      const { status, body } = await call(request(e164, asked), timeoutMs);
+      return parse(status, body, asked);
+    },
+  };
+}
+
 export function providerClient(cfg: Config): ProviderClient | undefined {
   if (cfg.PHONE_LOOKUP_PROVIDER === 'twilio' && cfg.TWILIO_ACCOUNT_SID && cfg.TWILIO_AUTH_TOKEN) {
     const creds = {
@@ -42,14 +59,12 @@ export function providerClient(cfg: Config): ProviderClient | undefined {
       authToken: cfg.TWILIO_AUTH_TOKEN,
       baseUrl: cfg.TWILIO_LOOKUP_URL,
     };
-    return {
-      name: 'twilio',
-      fields: TWILIO_FIELDS,
-      ask: async (e164, fields, timeoutMs) => {
-        const { status, body } = await call(twilioRequest(creds, e164, fields), timeoutMs);
-        return parseTwilio(status, body, fields, Date.now());
-      },
-    };
+    return client(
+      'twilio',
+      TWILIO_FIELDS,
+      (e164, fields) => twilioRequest(creds, e164, fields),
+      (status, body, fields) => parseTwilio(status, body, fields, Date.now()),
+    );
   }
   if (cfg.PHONE_LOOKUP_PROVIDER === 'telesign' && cfg.TELESIGN_CUSTOMER_ID && cfg.TELESIGN_API_KEY) {
     const creds = {
@@ -57,14 +72,12 @@ export function providerClient(cfg: Config): ProviderClient | undefined {
       apiKey: cfg.TELESIGN_API_KEY,
       baseUrl: cfg.TELESIGN_URL,
     };
-    return {
-      name: 'telesign',
-      fields: TELESIGN_FIELDS,
-      ask: async (e164, fields, timeoutMs) => {
-        const { status, body } = await call(telesignRequest(creds, e164, fields), timeoutMs);
-        return parseTelesign(status, body, fields);
-      },
-    };
+    return client(
+      'telesign',
+      TELESIGN_FIELDS,
+      (e164, fields) => telesignRequest(creds, e164, fields),
+      parseTelesign,
+    );
   }
   return undefined;
 }
