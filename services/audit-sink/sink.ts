@@ -68,6 +68,8 @@ export function toRow(r: AuditRecordEnvelope) {
     challenger_score: r.challenger?.score ?? null,
     challenger_band: r.challenger?.band ?? '',
     request_digest: r.request_digest ?? '',
+    phone_lookup_provider: r.phone_lookup?.provider ?? '',
+    phone_lookup_outcome: r.phone_lookup?.outcome ?? '',
   };
 }
 

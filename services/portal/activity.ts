@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../shared/clients/redis.ts';
 import { FEED_ALIVE_KEY, RECENT_MAX, utcDay, type ScoreSummary } from '../../shared/portal/activity.ts';
 import { dailyUsageKey, recentScoresKey, recentSeqKey } from '../../shared/portal/keyspace.ts';
+import { usedKey } from '../../shared/capabilities/phone-live-lookup/cache.ts';
 
 /** Rows the page shows. */
 export const ACTIVITY_ROWS = 100;
@@ -48,9 +49,23 @@ export interface DayUsage {
  */
 export class ActivityStore {
   private readonly redis: RedisClient;
+  /** CAPABILITY_KEY_PREFIX: where the API nodes count each organisation's phone lookups. */
+  private readonly capabilityPrefix: string;
 
-  constructor(redis: RedisClient) {
+  /** `capabilityPrefix`: the deployment's CAPABILITY_KEY_PREFIX (its default when not given). */
+  constructor(redis: RedisClient, capabilityPrefix = 'frs:cap') {
     this.redis = redis;
+    this.capabilityPrefix = capabilityPrefix;
+  }
+
+  /**
+   * Phone lookups the organisation made in the calendar month (UTC) of `now`: the counter its cap
+   * is checked against (services/api/capabilities/phone-lookup.ts), so the page says what the cap
+   * will say.
+   */
+  async phoneLookupsUsed(orgId: string, now = Date.now()): Promise<{ period: string; used: number }> {
+    const used = await this.redis.get(usedKey(this.capabilityPrefix, orgId, now));
+    return { period: new Date(now).toISOString().slice(0, 7), used: Number(used ?? 0) };
   }
 
   /** Whether a sink that feeds Activity reported within FEED_STALE_MS. */

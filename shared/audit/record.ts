@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SCORE_ID_PATTERN } from '../ids.ts';
 import { Component, ReputationReports, ScoreResponse, SubjectResolution } from '../contract/response.ts';
 import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS } from '../vocabulary/score-terms.ts';
+import { LOOKUP_OUTCOMES, PHONE_LOOKUP_PROVIDERS } from '../capabilities/phone-live-lookup/result.ts';
 
 /**
  * Version of the audit envelope; bump it with a new schema and keep decoding the old ones. Optional
@@ -62,6 +63,23 @@ const ContextRecord = {
 };
 
 /**
+ * What the live phone lookup did for this score (services/api/capabilities/phone-lookup.ts): the
+ * provider and the outcome (result.ts LOOKUP_OUTCOMES), for the cost counts in ClickHouse
+ * (migration 013). Absent when no lookup was tried (no provider, no number, not opted in), and in
+ * records older than the field.
+ */
+const LookupRecord = {
+  phone_lookup: z
+    .object({ provider: z.enum(PHONE_LOOKUP_PROVIDERS), outcome: z.enum(LOOKUP_OUTCOMES) })
+    .optional(),
+};
+
+/** The sink's check of it: any short text, so a provider or outcome added later is no dead letter. */
+const LookupEnvelope = {
+  phone_lookup: z.object({ provider: z.string().max(32), outcome: z.string().max(32) }).optional(),
+};
+
+/**
  * The request as the caller sent it (never the key, which travels in a header): the shape of the
  * contract's ScoreRequest without its checks. The API validated it before scoring, and a record
  * made under an older, looser rule must still decode. Members this schema does not name are kept,
@@ -98,6 +116,7 @@ export const AuditRecord = z.object({
   ...ScoreQuality,
   ...RequestIdentity,
   ...ContextRecord,
+  ...LookupRecord,
 });
 
 export type AuditRecord = z.infer<typeof AuditRecord>;
@@ -131,6 +150,7 @@ export const AuditRecordEnvelope = z.object({
   ...ScoreQuality,
   ...RequestIdentity,
   ...ContextRecord,
+  ...LookupEnvelope,
 });
 
 export type AuditRecordEnvelope = z.infer<typeof AuditRecordEnvelope>;

@@ -5,6 +5,7 @@ import { BENIGN_EXCLUSIONS } from '../vocabulary/benign-exclusions.ts';
 import type { ComponentResult as EngineComponent, ResolvedSubject } from '../scoring/result-types.ts';
 import { ACTIONS, BANDS, CONTEXT_EFFECTS, COVERAGES, TIERS, VERDICTS } from '../vocabulary/score-terms.ts';
 import { callerIdIntegrity } from '../capabilities/caller-id-integrity/index.ts';
+import { PHONE_LOOKUP_PROVIDERS } from '../capabilities/phone-live-lookup/result.ts';
 
 const listOf = (registry: Record<string, string>, name: string) =>
   `One of the ${name} registry (\`x-${name.replace(/ /g, '-')}\` at the document root): ${Object.keys(
@@ -321,9 +322,33 @@ export const DeploymentTopology = z
   .meta({ id: 'DeploymentTopology' });
 export type DeploymentTopology = z.infer<typeof DeploymentTopology>;
 
+/** The live phone lookup on this node: asked per request, so not a snapshot capability above. */
+export const PhoneLookupHealth = z
+  .object({
+    configured: z.boolean().meta({
+      description:
+        'A provider and its credentials are configured (`PHONE_LOOKUP_PROVIDER`). Without one no lookup is ' +
+        'ever made, whatever the organisations opted into, and `provider` and `breaker` are absent.',
+    }),
+    provider: z.enum(PHONE_LOOKUP_PROVIDERS).optional(),
+    breaker: z
+      .enum(['closed', 'open', 'half_open'])
+      .optional()
+      .meta({
+        description:
+          'The breaker in front of the provider. `open`: the provider failed; no lookup is made and the scores of ' +
+          'organisations that opted in name `phone_live_lookup` in `degraded_sources` until a trial lookup ' +
+          'succeeds. `half_open`: one trial lookup is under way. Either makes `status` `degraded`.',
+      }),
+  })
+  .meta({ id: 'PhoneLookupHealth' });
+export type PhoneLookupHealth = z.infer<typeof PhoneLookupHealth>;
+
 export const HealthResponse = z
   .object({
-    status: z.enum(['ok', 'degraded']),
+    status: z.enum(['ok', 'degraded']).meta({
+      description: '`degraded` when a capability is not `ok` or the phone lookup breaker is not `closed`.',
+    }),
     score_versions: z.array(
       z.object({
         id: z.string(),
@@ -344,6 +369,7 @@ export const HealthResponse = z
     capabilities: z.record(z.string(), CapabilityHealth).meta({
       description: `Keyed by component key. ${listOf(COMPONENT_KEYS, 'component keys')}`,
     }),
+    phone_lookup: PhoneLookupHealth,
     topology: DeploymentTopology,
   })
   .meta({ id: 'HealthResponse' });

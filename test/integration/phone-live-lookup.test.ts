@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScoreResponse } from '../../shared/contract/response.ts';
+import type { HealthResponse, ScoreResponse } from '../../shared/contract/response.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
 import { admin, freshMobile, orgWithKey, redis, scoreCall } from '../../infra/harness/fixtures.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
@@ -36,6 +36,12 @@ const at = (moment: string) => ({
   context: { sector: 'banking', geography: { operating_countries: ['GB'] }, collection_point: { moment } },
   options: { shadow_version: CANDIDATE },
 });
+
+/** What GET /v1/health says of the phone lookup, and the node's overall status. */
+async function health(node: InProcessNode) {
+  const body = (await (await fetch(`${node.url}/v1/health`)).json()) as HealthResponse;
+  return { status: body.status, phone_lookup: body.phone_lookup };
+}
 
 async function metric(node: InProcessNode, pattern: RegExp): Promise<number> {
   const text = await (await fetch(`${node.url}/metrics`)).text();
@@ -175,7 +181,12 @@ describe('live phone lookups', () => {
     ).toBe(1);
   });
 
-  it('opens the breaker on failing answers (429, 5xx, malformed) and closes it once the provider recovers', async () => {
+  it('opens the breaker on failing answers (429, 5xx, malformed), says so in health, and closes it once the provider recovers', async () => {
+    expect((await health(tsNode)).phone_lookup).toEqual({
+      configured: true,
+      provider: 'telesign',
+      breaker: 'closed',
+    });
     const failing = [
       { status: 503, body: twilio.error(20503, 503, 'Service Unavailable') },
       { status: 429, body: twilio.error(20429, 429, 'Too Many Requests') },
@@ -191,11 +202,17 @@ describe('live phone lookups', () => {
     const refused = await score(twNode, optedIn, n);
     expect(refused.degraded_sources).toContain('phone_live_lookup');
     expect(tw.calls.has(n)).toBe(false);
+    // An operator sees it without /metrics: the provider, its open breaker, the node degraded.
+    expect(await health(twNode)).toEqual({
+      status: 'degraded',
+      phone_lookup: { configured: true, provider: 'twilio', breaker: 'open' },
+    });
     tw.respond(() => undefined);
     await waitFor('the breaker closed', async () => {
       const r = await score(twNode, optedIn, freshMobile());
       return live(r)?.verdict === 'clean' && (await metric(twNode, /^frs_phone_lookup_breaker_state/)) === 0;
     });
+    expect((await health(twNode)).phone_lookup.breaker).toBe('closed');
   });
 });
 

@@ -1,6 +1,8 @@
 /** The capabilities map of GET /v1/health, from this node's snapshots and breakers. */
 import type { CapabilityStatus } from '../../../shared/capabilities/condition.ts';
 import type { BreakerState, Capability } from '../../../shared/capabilities/model.ts';
+import type { PhoneLookupHealth } from '../../../shared/contract/response.ts';
+import type { PhoneLookup } from './phone-lookup.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
 export interface CapabilityHealth {
@@ -70,4 +72,13 @@ export function capabilityHealth(
     out[cap.name] = h;
   }
   return out;
+}
+
+/** Health's `phone_lookup`: whether this node may ask a provider, which, and its breaker's state. */
+export function phoneLookupHealth(
+  lookup: Pick<PhoneLookup, 'provider' | 'state'> | undefined,
+): PhoneLookupHealth {
+  return lookup
+    ? { configured: true, provider: lookup.provider, breaker: lookup.state }
+    : { configured: false };
 }

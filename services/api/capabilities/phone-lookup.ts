@@ -12,6 +12,8 @@
  * - A request waits at most min(options.max_latency_ms, the ceiling); past that, or on any
  *   failure, the answer is `unavailable` (the component degraded, the score from prefix evidence)
  *   while a lookup still under way goes on and fills the cache for the next request.
+ * - Every answer says what the lookup did for that request (`outcome`): the score's audit record
+ *   keeps it with the provider, and ClickHouse counts it per organisation (migration 013).
  *
  * It never rejects.
  */
@@ -29,6 +31,8 @@ import {
   FIELD_PROPERTY,
   type LookupField,
   type LookupFields,
+  type LookupOutcome,
+  type PhoneLookupProvider,
 } from '../../../shared/capabilities/phone-live-lookup/result.ts';
 import type { SubjectKeys } from '../../../shared/capabilities/subject-key.ts';
 import type { BreakerState } from '../../../shared/capabilities/model.ts';
@@ -49,10 +53,13 @@ export interface PhoneLookupDeps {
   log: Logger;
 }
 
-/** What one request gets: the fields, or why there are none within its budget. */
+/**
+ * What one request gets: the fields, or none within its budget; either way what the lookup did
+ * for it (`outcome`, result.ts), which its audit record keeps.
+ */
 export type PhoneLookupOutcome =
-  | { state: 'answered'; fields: LookupFields }
-  | { state: 'unavailable'; reason: 'timeout' | 'failed' | 'cap' | 'breaker' | 'redis' };
+  | { state: 'answered'; fields: LookupFields; outcome: LookupOutcome }
+  | { state: 'unavailable'; outcome: LookupOutcome };
 
 /** A provider answer the breaker counts as a failure (429, 5xx, refused credentials...). */
 export class ProviderFailure extends Error {
@@ -101,6 +108,10 @@ export class PhoneLookup {
     this.metrics = lookupMetrics(deps.registers, deps.provider.name, () => this.state);
   }
 
+  get provider(): PhoneLookupProvider {
+    return this.deps.provider.name;
+  }
+
   get state(): BreakerState {
     return this.breaker.opened ? 'open' : this.breaker.halfOpen ? 'half_open' : 'closed';
   }
@@ -108,12 +119,17 @@ export class PhoneLookup {
   /** Looks `e164` up for organisation `orgId` (cap: its monthly lookups), waiting at most `budgetMs`. */
   lookup(e164: string, orgId: string, cap: number, budgetMs: number): Promise<PhoneLookupOutcome> {
     const digest = this.deps.subjectKeys.key(`phone:${e164}`);
-    let flight = this.inFlight.get(digest);
-    if (!flight) {
-      flight = this.fly(digest, e164, orgId, cap).finally(() => this.inFlight.delete(digest));
-      this.inFlight.set(digest, flight);
-    }
-    return within(flight, Math.min(budgetMs, this.deps.ceilingMs));
+    const joined = this.inFlight.get(digest);
+    const flight = joined ?? this.start(digest, e164, orgId, cap);
+    const answer = within(flight, Math.min(budgetMs, this.deps.ceilingMs));
+    // A request that joined another's lookup paid nothing, whatever that lookup did.
+    return joined ? answer.then((a) => ({ ...a, outcome: 'joined' })) : answer;
+  }
+
+  private start(digest: string, e164: string, orgId: string, cap: number): Promise<PhoneLookupOutcome> {
+    const flight = this.fly(digest, e164, orgId, cap).finally(() => this.inFlight.delete(digest));
+    this.inFlight.set(digest, flight);
+    return flight;
   }
 
   shutdown(): void {
@@ -125,23 +141,42 @@ export class PhoneLookup {
     if (cached === undefined) return this.refused(orgId, 'redis');
     const missing = this.deps.provider.fields.filter((f) => cached[FIELD_PROPERTY[f]] === undefined);
     this.metrics.cache.inc({ result: missing.length === 0 ? 'hit' : 'miss' });
-    if (missing.length === 0) return { state: 'answered', fields: cached };
+    if (missing.length === 0) return { state: 'answered', fields: cached, outcome: 'cache_hit' };
     // Asking first skips the cap's round trip and opossum's rejection while the provider is down.
     if (this.breaker.opened) return this.refused(orgId, 'breaker');
-    const taken = await this.takeLookup(orgId, cap);
+    const month = usedKey(this.deps.prefix, orgId, Date.now());
+    const taken = await this.takeLookup(month, cap);
     if (taken !== true) return this.refused(orgId, taken);
+    return this.call({ digest, e164, orgId, month, missing, cached });
+  }
+
+  /** One billed lookup of the fields the cache lacks, counted against the month (`month`) already. */
+  private async call(c: {
+    digest: string;
+    e164: string;
+    orgId: string;
+    month: string;
+    missing: readonly LookupField[];
+    cached: LookupFields;
+  }): Promise<PhoneLookupOutcome> {
     const provider = this.deps.provider.name;
     try {
-      const fields = await this.breaker.fire(e164, missing);
-      const noData = missing.every((f) => fields[FIELD_PROPERTY[f]] === null);
-      this.metrics.lookups.inc({ org: orgId, provider, outcome: noData ? 'no_data' : 'answered' });
-      this.writeCache(digest, fields);
-      return { state: 'answered', fields: { ...cached, ...fields } };
+      const fields = await this.breaker.fire(c.e164, c.missing);
+      const outcome = c.missing.every((f) => fields[FIELD_PROPERTY[f]] === null) ? 'no_data' : 'answered';
+      this.metrics.lookups.inc({ org: c.orgId, provider, outcome });
+      this.writeCache(c.digest, fields);
+      return { state: 'answered', fields: { ...c.cached, ...fields }, outcome };
     } catch (err) {
-      const timedOut = (err as { code?: string }).code === 'ETIMEDOUT';
-      this.metrics.lookups.inc({ org: orgId, provider, outcome: timedOut ? 'timeout' : 'failed' });
-      if (!timedOut) this.deps.log.warn({ err, provider }, 'phone lookup failed');
-      return { state: 'unavailable', reason: timedOut ? 'timeout' : 'failed' };
+      const code = (err as { code?: string }).code;
+      if (code === 'EOPENBREAKER') {
+        // Half open, its one trial lookup under way: nothing was asked, so nothing is owed.
+        this.deps.redis.decr(c.month).catch(() => undefined);
+        return this.refused(c.orgId, 'breaker');
+      }
+      const outcome = code === 'ETIMEDOUT' ? 'timeout' : 'failed';
+      this.metrics.lookups.inc({ org: c.orgId, provider, outcome });
+      if (outcome === 'failed') this.deps.log.warn({ err, provider }, 'phone lookup failed');
+      return { state: 'unavailable', outcome };
     }
   }
 
@@ -154,7 +189,7 @@ export class PhoneLookup {
 
   private refused(orgId: string, reason: 'cap' | 'breaker' | 'redis'): PhoneLookupOutcome {
     this.metrics.refused.inc({ org: orgId, reason });
-    return { state: 'unavailable', reason };
+    return { state: 'unavailable', outcome: reason };
   }
 
   /** The cached fields of the number (empty when none); undefined when Redis did not answer. */
@@ -171,16 +206,10 @@ export class PhoneLookup {
     }
   }
 
-  /** One lookup counted against the month, or why not: the cap reached, or Redis did not answer. */
-  private async takeLookup(orgId: string, cap: number): Promise<true | 'cap' | 'redis'> {
+  /** One lookup counted into the month's key, or why not: the cap reached, or Redis did not answer. */
+  private async takeLookup(month: string, cap: number): Promise<true | 'cap' | 'redis'> {
     try {
-      const n = await this.deps.redis.eval(
-        TAKE_LOOKUP,
-        1,
-        usedKey(this.deps.prefix, orgId, Date.now()),
-        cap,
-        USED_TTL_S,
-      );
+      const n = await this.deps.redis.eval(TAKE_LOOKUP, 1, month, cap, USED_TTL_S);
       return Number(n) > 0 ? true : 'cap';
     } catch {
       return 'redis';
@@ -203,7 +232,7 @@ export class PhoneLookup {
 function within(flight: Promise<PhoneLookupOutcome>, ms: number): Promise<PhoneLookupOutcome> {
   let timer: NodeJS.Timeout;
   const late = new Promise<PhoneLookupOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ state: 'unavailable', reason: 'timeout' }), ms);
+    timer = setTimeout(() => resolve({ state: 'unavailable', outcome: 'timeout' }), ms);
   });
   return Promise.race([flight, late]).finally(() => clearTimeout(timer));
 }

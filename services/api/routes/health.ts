@@ -1,6 +1,11 @@
 import { Router } from 'express';
 import { json } from '../../../shared/contract/operation.ts';
-import { HealthResponse, ProbeResponse, type DeploymentTopology } from '../../../shared/contract/response.ts';
+import {
+  HealthResponse,
+  ProbeResponse,
+  type DeploymentTopology,
+  type PhoneLookupHealth,
+} from '../../../shared/contract/response.ts';
 import { readBandRates } from '../../../shared/scoring/version-files.ts';
 import { AS_RELEASED, type VersionState } from '../../../shared/scoring/version-state.ts';
 import { SCORE_VERSIONS } from '../../../shared/scoring/versions.ts';
@@ -13,6 +18,8 @@ export interface HealthRouteDeps {
   /** The key replica and the first load of every capability are done. */
   ready: () => boolean;
   capabilities: () => Record<string, CapabilityHealth>;
+  /** The live phone lookup's provider and breaker (capabilities/health.ts); none configured without it. */
+  phoneLookup?: () => PhoneLookupHealth;
   /** Node counts per engine (topology.ts). */
   topology: () => DeploymentTopology;
   versions?: () => VersionState;
@@ -45,18 +52,23 @@ export const healthRoute = defineRoute({
   responses: {
     200: {
       description:
-        'Capability status keyed by component key, the score versions, and how many nodes of each engine ' +
-        'the API runs on (counts only, no addresses).',
+        'Capability status keyed by component key, the score versions, the live phone lookup (its provider ' +
+        'and breaker), and how many nodes of each engine the API runs on (counts only, no addresses).',
       body: json(HealthResponse),
     },
   },
   errors: PUBLIC_ERRORS,
   handler: (deps: HealthRouteDeps) => (_input, res) => {
     const capabilities = deps.capabilities();
+    const phoneLookup = deps.phoneLookup?.() ?? { configured: false };
+    const ok =
+      Object.values(capabilities).every((c) => c.status === 'ok') &&
+      (!phoneLookup.configured || phoneLookup.breaker === 'closed');
     const body: HealthResponse = {
-      status: Object.values(capabilities).every((c) => c.status === 'ok') ? 'ok' : 'degraded',
+      status: ok ? 'ok' : 'degraded',
       score_versions: scoreVersions(deps.versions?.() ?? AS_RELEASED),
       capabilities,
+      phone_lookup: phoneLookup,
       topology: deps.topology(),
     };
     res.json(body);

@@ -45,8 +45,13 @@ function filterOf(req: Request): ActivityFilter {
 async function usage(deps: ActivityRouteDeps, orgId: string): Promise<Usage | null> {
   const org = await deps.orgs.getOrg(orgId);
   if (!org) return null;
-  const [today, credits] = await Promise.all([deps.activity.today(orgId), deps.orgs.creditsUsed(orgId)]);
-  return { org, today, credits };
+  const [today, credits, phoneLookups] = await Promise.all([
+    deps.activity.today(orgId),
+    deps.orgs.creditsUsed(orgId),
+    // Only an organisation that opted in has lookups to show; nothing is read for the others.
+    org.phone_lookup_cap ? deps.activity.phoneLookupsUsed(orgId) : undefined,
+  ]);
+  return { org, today, credits, ...(phoneLookups && { phoneLookups }) };
 }
 
 const gone = (res: Response) =>

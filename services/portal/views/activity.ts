@@ -69,6 +69,21 @@ export interface Usage {
   org: Org;
   today: DayUsage;
   credits: { period: string; used: number };
+  /** Live phone lookups counted against the monthly cap; only for an organisation that opted in. */
+  phoneLookups?: { period: string; used: number };
+}
+
+/** The month's phone lookups against the cap, or nothing for an organisation without one. */
+function phoneLookupsItem(cap: number | undefined, lookups: Usage['phoneLookups']): SafeHtml | '' {
+  if (!cap || !lookups) return '';
+  const left = cap - lookups.used;
+  return html`<div>
+    <dt>Phone lookups ${lookups.period}</dt>
+    <dd id="usage-phone-lookups">
+      ${num(lookups.used)} used of ${num(cap)}
+      (${left > 0 ? `${num(left)} left` : 'cap reached: scores go on without the live lookup until next month'})
+    </dd>
+  </div>`;
 }
 
 export function usagePanel(u: Usage): SafeHtml {
@@ -96,6 +111,7 @@ export function usagePanel(u: Usage): SafeHtml {
         grace ${num(org.overdraft)}) ${creditsBar(credits.used, org.credits, org.overdraft)}
       </dd>
     </div>
+    ${phoneLookupsItem(org.phone_lookup_cap, u.phoneLookups)}
     <div>
       <dt>Rate limit</dt>
       <dd id="usage-rate">${org.rate_rps} requests/s (tier ${org.tier})</dd>

@@ -10,6 +10,30 @@ export const PHONE_LOOKUP_PROVIDERS = ['twilio', 'telesign'] as const;
 export type PhoneLookupProvider = (typeof PHONE_LOOKUP_PROVIDERS)[number];
 
 /**
+ * What the lookup did for one request, as its audit record keeps it (and ClickHouse counts it):
+ * - asked the provider, one billed lookup counted against the cap: `answered`, `no_data`,
+ *   `failed`, or `timeout` (the request stopped waiting; the lookup goes on and fills the cache);
+ * - asked nothing: `cache_hit` (every field cached), `joined` (a lookup another request started
+ *   on this node answered it, paid by that request), `cap` (the monthly cap reached), `breaker`
+ *   (open), `redis` (the cache or the cap could not be read: no lookup is made blind).
+ */
+export const LOOKUP_OUTCOMES = [
+  'answered',
+  'no_data',
+  'failed',
+  'timeout',
+  'cache_hit',
+  'joined',
+  'cap',
+  'breaker',
+  'redis',
+] as const;
+export type LookupOutcome = (typeof LOOKUP_OUTCOMES)[number];
+
+/** The outcomes that asked the provider: each one billed and counted against the cap. */
+export const BILLED_OUTCOMES: readonly LookupOutcome[] = ['answered', 'no_data', 'failed', 'timeout'];
+
+/**
  * The network's line type. `voip` is VoIP whose fixedness the provider does not tell (Telesign's
  * VOIP); `non_fixed_voip` and `fixed_voip` are Twilio's split of it.
  */
