@@ -59,6 +59,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/lists': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organisation's allow and deny entries, a page at a time
+     * @description Every tier; never billed. Rate limited with the other list operations, in a window of their own at the tier's rate, separate from scoring. Ordered by kind then value; `kind` and `effect` filter. A change reaches every API node within 5 s.
+     */
+    get: operations['listEntries'];
+    /**
+     * Replace the organisation's whole list with a CSV
+     * @description Every tier; never billed, never a scoring slot. Order of checks: authenticate, validate (422, every entry by its kind's rules; nothing changes), rate limit (the tier's rate in a window of the list operations' own), idempotency, change. Every change is audited (who: the calling key; when; what) and reaches every API node within 5 s. The CSV is checked whole before anything is written: one bad line (or a second line for the same kind and value, or more than 100,000 entries) refuses the file and the list stays as it was; otherwise every node moves from the old list to the new one at once, never through part of either. Body up to 10 MiB.
+     */
+    put: operations['replaceList'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/lists.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organisation's whole list as CSV
+     * @description The header `kind,value,effect,reason,expires_at,added_by,added_at`, then one line per entry ordered by kind then value (RFC 4180 quoting; a reason starting with `=`, `+`, `-` or `@` is written after a `'` so that spreadsheets show it as text). `PUT /v1/lists` takes the file back as it is. Rate limited as `GET /v1/lists`.
+     */
+    get: operations['downloadList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/lists/entries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add entries to the organisation's list
+     * @description Every tier; never billed, never a scoring slot. Order of checks: authenticate, validate (422, every entry by its kind's rules; nothing changes), rate limit (the tier's rate in a window of the list operations' own), idempotency, change. Every change is audited (who: the calling key; when; what) and reaches every API node within 5 s. Body up to 1 MiB, 1000 entries.
+     */
+    post: operations['addListEntries'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/lists/entries/remove': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove entries from the organisation's list
+     * @description Every tier; never billed, never a scoring slot. Order of checks: authenticate, validate (422, every entry by its kind's rules; nothing changes), rate limit (the tier's rate in a window of the list operations' own), idempotency, change. Every change is audited (who: the calling key; when; what) and reaches every API node within 5 s. A value is read as when adding (`::ffff:192.0.2.1` names the entry `192.0.2.1`). Body up to 1 MiB, 1000 entries.
+     */
+    post: operations['removeListEntries'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/health': {
     parameters: {
       query?: never;
@@ -492,6 +576,43 @@ export interface components {
         }
       | unknown
       | unknown;
+    /** @description Entries to add; one with the kind and value of an entry already held replaces it. At most 1000 per call, 100,000 in the list. */
+    AddListEntriesRequest: {
+      entries: components['schemas']['ListEntryInput'][];
+    };
+    /** @description One entry as a caller writes it. */
+    ListEntryInput: {
+      /**
+       * @description `phone` (E.164), `phone_prefix` (`+` and 1-14 digits), `ip` (IPv4 or IPv6), `cidr` (without host bits), `asn` (`AS64500`).
+       * @enum {string}
+       */
+      kind: 'phone' | 'phone_prefix' | 'ip' | 'cidr' | 'asn';
+      /** @description Stored in canonical form: an IPv4-mapped IPv6 address as its IPv4, IPv6 compressed, `as64500` as `AS64500`. */
+      value: string;
+      /**
+       * @description `allow` caps the band at `low`; `deny` lifts it to at least `high`.
+       * @enum {string}
+       */
+      effect: 'allow' | 'deny';
+      /** @description Why: 1 to 200 characters, not only spaces. Never shown in a score. */
+      reason: string;
+      /** @description ISO 8601 with its offset, in the future. Past it the entry does nothing; absent: it never expires. */
+      expires_at?: string;
+    };
+    /** @description Entries to remove (at most 1000); one the list does not hold is not an error. */
+    RemoveListEntriesRequest: {
+      entries: components['schemas']['ListEntryRef'][];
+    };
+    /** @description An entry named by its kind and value. */
+    ListEntryRef: {
+      /**
+       * @description `phone` (E.164), `phone_prefix` (`+` and 1-14 digits), `ip` (IPv4 or IPv6), `cidr` (without host bits), `asn` (`AS64500`).
+       * @enum {string}
+       */
+      kind: 'phone' | 'phone_prefix' | 'ip' | 'cidr' | 'asn';
+      /** @description Stored in canonical form: an IPv4-mapped IPv6 address as its IPv4, IPv6 compressed, `as64500` as `AS64500`. */
+      value: string;
+    };
     ScoreResponse: {
       /** @description `sc_` + 32 lowercase hex (a UUIDv7). The prefix is fixed by contract. */
       score_id: string;
@@ -515,7 +636,7 @@ export interface components {
       subject?: components['schemas']['SubjectResolution'];
       components?: components['schemas']['Component'][];
       primary_risk_factor?: {
-        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+        /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `ORG_LIST_ALLOW`, `ORG_LIST_DENY`, `ORG_LIST_NO_ENTRY`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
         code: string;
         narrative?: string;
       };
@@ -544,7 +665,7 @@ export interface components {
       /** @description Bureau only. Stable identifier of the infrastructure the subject sits on. */
       cluster_id?: string;
       disclosure: string;
-      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`, `org_lists`. New values may be added; treat unknown ones as opaque. */
       degraded_sources: string[];
       latency_ms?: number;
     };
@@ -582,13 +703,13 @@ export interface components {
      *     }
      */
     Component: {
-      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`, `org_lists`. New values may be added; treat unknown ones as opaque. */
       component: string;
       /** @enum {string} */
       verdict: 'clean' | 'neutral' | 'elevated' | 'adverse' | 'no_match' | 'unavailable';
       /** @description Raw-risk points this component contributed. */
       contribution: number;
-      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+      /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `ORG_LIST_ALLOW`, `ORG_LIST_DENY`, `ORG_LIST_NO_ENTRY`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
       detail?: string;
     };
     /**
@@ -618,7 +739,7 @@ export interface components {
         components: components['schemas']['Component'][];
         subject?: components['schemas']['SubjectResolution'];
         primary_risk_factor?: {
-          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
+          /** @description One of the reason codes registry (`x-reason-codes` at the document root): `CLI_IMPOSSIBLE`, `CLI_UNATTESTED`, `CLI_VALID`, `NDC_RANGE_ELEVATED`, `NDC_RANGE_ORDINARY`, `NDC_RANGE_UNKNOWN`, `PHONE_SIM_SWAP_AT_TAKEOVER_MOMENT`, `PHONE_PORTED_AT_TAKEOVER_MOMENT`, `PHONE_SIM_SWAP_RECENT`, `PHONE_PORTED_RECENT`, `PHONE_CALLS_FORWARDED`, `PHONE_NETWORK_VOIP`, `PHONE_NETWORK_NOTHING_RECENT`, `PHONE_NETWORK_NO_DATA`, `IP_BOGON`, `IP_HOSTING`, `IP_ACCESS_NETWORK`, `IP_NETWORK_UNKNOWN`, `IP_TOR_EXIT`, `IP_TOR_OPERATOR_NETWORK`, `IP_VPN_PROXY`, `IP_NOT_ANONYMISED`, `IP_ANONYMISER_LIST_STALE`, `IP_PRIVACY_RELAY`, `IP_OPERATOR_CORRECTED`, `REPUTATION_REPORTED`, `REPUTATION_NO_REPORTS`, `NETWORK_VELOCITY_1H_2_4`, `NETWORK_VELOCITY_1H_5_24`, `NETWORK_VELOCITY_1H_25_PLUS`, `NETWORK_VELOCITY_24H_2_4`, `NETWORK_VELOCITY_24H_5_24`, `NETWORK_VELOCITY_24H_25_PLUS`, `NETWORK_VELOCITY_30D_2_4`, `NETWORK_VELOCITY_30D_5_24`, `NETWORK_VELOCITY_30D_25_PLUS`, `NETWORK_VELOCITY_SHARED_NETWORK`, `ORG_LIST_ALLOW`, `ORG_LIST_DENY`, `ORG_LIST_NO_ENTRY`, `SOURCE_UNAVAILABLE`. New values may be added; treat unknown ones as opaque. */
           code: string;
           narrative?: string;
         };
@@ -649,8 +770,62 @@ export interface components {
       /** @description Whether your organisation's own report is one of them. A report about a subject you had not scored in the 90 days before weighs on your own scores only. */
       own_report?: boolean;
     };
+    /** @description A page of entries, ordered by kind (as listed in `kind`) then value. */
+    ListEntriesPage: {
+      entries: components['schemas']['ListEntry'][];
+      /** @description Entries matching the filter, on every page. */
+      total: number;
+      /** @description Pass as `cursor` for the next page; absent on the last one. */
+      next_cursor?: string;
+    };
+    /** @description One entry of the organisation, as stored. */
+    ListEntry: {
+      /**
+       * @description `phone` (E.164), `phone_prefix` (`+` and 1-14 digits), `ip` (IPv4 or IPv6), `cidr` (without host bits), `asn` (`AS64500`).
+       * @enum {string}
+       */
+      kind: 'phone' | 'phone_prefix' | 'ip' | 'cidr' | 'asn';
+      /** @description Stored in canonical form: an IPv4-mapped IPv6 address as its IPv4, IPv6 compressed, `as64500` as `AS64500`. */
+      value: string;
+      /**
+       * @description `allow` caps the band at `low`; `deny` lifts it to at least `high`.
+       * @enum {string}
+       */
+      effect: 'allow' | 'deny';
+      /** @description Why: 1 to 200 characters, not only spaces. Never shown in a score. */
+      reason: string;
+      /** @description ISO 8601 with its offset, in the future. Past it the entry does nothing; absent: it never expires. */
+      expires_at?: string;
+      /** @description Who added it: `key:<key id>`, `user:<email>` (portal) or `operator:<name>`. */
+      added_by: string;
+      /** @description When, ISO 8601 UTC. */
+      added_at: string;
+    };
+    ListEntriesAdded: {
+      /** @description Entries written (new or replaced). */
+      added: number;
+      /** @description The list's version after the change; every change raises it. */
+      version: number;
+    };
+    ListEntriesRemoved: {
+      /** @description Entries the list held and no longer does. */
+      removed: number;
+      /** @description The list's version after the change; every change raises it. */
+      version: number;
+    };
+    ListReplaced: {
+      /** @description Entries the list held before. */
+      before: number;
+      /** @description Entries it holds now: the lines of the CSV. */
+      after: number;
+      /** @description The list's version after the change; every change raises it. */
+      version: number;
+    };
     HealthResponse: {
-      /** @enum {string} */
+      /**
+       * @description `degraded` when a capability is not `ok` or the phone lookup breaker is not `closed`.
+       * @enum {string}
+       */
       status: 'ok' | 'degraded';
       score_versions: {
         id: string;
@@ -673,10 +848,11 @@ export interface components {
           [key: string]: number;
         };
       }[];
-      /** @description Keyed by component key. One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`. New values may be added; treat unknown ones as opaque. */
+      /** @description Keyed by component key. One of the component keys registry (`x-component-keys` at the document root): `caller_id_integrity`, `ndc_range_risk`, `reputation_ledger`, `ip_network_type`, `ip_tor_exit`, `ip_vpn_proxy`, `network_velocity`, `phone_live_lookup`, `org_lists`. New values may be added; treat unknown ones as opaque. */
       capabilities: {
         [key: string]: components['schemas']['CapabilityHealth'];
       };
+      phone_lookup: components['schemas']['PhoneLookupHealth'];
       topology: components['schemas']['DeploymentTopology'];
     };
     CapabilityHealth: {
@@ -718,6 +894,17 @@ export interface components {
       consecutive_failures?: number;
       /** @description Its feeds that name no publisher to fetch from: their data changes only with a release of the service, or when an operator points the feed at a newer file. Absent when every feed has one. */
       feeds_without_publisher?: string[];
+    };
+    PhoneLookupHealth: {
+      /** @description A provider and its credentials are configured (`PHONE_LOOKUP_PROVIDER`). Without one no lookup is ever made, whatever the organisations opted into, and `provider` and `breaker` are absent. */
+      configured: boolean;
+      /** @enum {string} */
+      provider?: 'twilio' | 'telesign';
+      /**
+       * @description The breaker in front of the provider. `open`: the provider failed; no lookup is made and the scores of organisations that opted in name `phone_live_lookup` in `degraded_sources` until a trial lookup succeeds. `half_open`: one trial lookup is under way. Either makes `status` `degraded`.
+       * @enum {string}
+       */
+      breaker?: 'closed' | 'open' | 'half_open';
     };
     DeploymentTopology: {
       redis: {
@@ -830,7 +1017,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The body is larger than 64 KiB. Codes: `E_PAYLOAD_TOO_LARGE`. */
+    /** @description The body is larger than the operation accepts (64 KiB unless its description says otherwise). Codes: `E_PAYLOAD_TOO_LARGE`. */
     PayloadTooLarge: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
@@ -840,7 +1027,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The body is not application/json. Codes: `E_UNSUPPORTED_MEDIA_TYPE`. */
+    /** @description The body is not of the media type the operation takes. Codes: `E_UNSUPPORTED_MEDIA_TYPE`. */
     UnsupportedMediaType: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
@@ -854,6 +1041,17 @@ export interface components {
     ValidationFailed: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description A change to the organisation's list is refused whole; nothing changed. The body's schema and the Idempotency-Key are checked as for every operation, then each entry by the rules of its kind. A CSV with bad lines answers `E_LIST_REFUSED` (their count, also in `X-Invalid-Lines`) followed by one `E_INVALID_LIST_ENTRY` per bad line, the first 100, `field` `line.N`. Not billed. Codes: `E_INVALID_LIST_ENTRY`, `E_LIST_REFUSED`, `E_LIST_FULL`, `E_VALIDATION`, `E_UNKNOWN_FIELD`, `E_DUPLICATE_KEY`, `E_INVALID_IDEMPOTENCY_KEY`. */
+    ListValidationFailed: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-Invalid-Lines': components['headers']['X-Invalid-Lines'];
         [name: string]: unknown;
       };
       content: {
@@ -937,6 +1135,8 @@ export interface components {
     'WWW-Authenticate': 'Bearer';
     /** @description The methods the route accepts. */
     Allow: string;
+    /** @description How many lines of a refused list CSV are bad (the body names the first 100). */
+    'X-Invalid-Lines': number;
   };
   pathItems: never;
 }
@@ -1055,6 +1255,192 @@ export interface operations {
       503: components['responses']['HistoryUnavailable'];
     };
   };
+  listEntries: {
+    parameters: {
+      query?: {
+        /** @description `phone` (E.164), `phone_prefix` (`+` and 1-14 digits), `ip` (IPv4 or IPv6), `cidr` (without host bits), `asn` (`AS64500`). */
+        kind?: 'phone' | 'phone_prefix' | 'ip' | 'cidr' | 'asn';
+        /** @description `allow` caps the band at `low`; `deny` lifts it to at least `high`. */
+        effect?: 'allow' | 'deny';
+        /** @description `next_cursor` of the previous page; absent for the first. */
+        cursor?: string;
+        /** @description Entries per page, 1 to 1000; 100 unless given. */
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of entries. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListEntriesPage'];
+        };
+      };
+      401: components['responses']['Unauthenticated'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+    };
+  };
+  replaceList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Per organisation, kept 24 hours, separate from the keys of scoring and outcomes. Same key and body: the first 200 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty, over 128 characters or not visible ASCII (0x21-0x7E): 422. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description UTF-8, RFC 4180. Header `kind,value,effect,reason,expires_at` (a download's `,added_by,added_at` are read and ignored), then one entry per line; `expires_at` may be empty. An empty list is a header alone. */
+    requestBody: {
+      content: {
+        /**
+         * @example kind,value,effect,reason,expires_at
+         *     phone,+447911123456,allow,our own call centre,
+         *     cidr,203.0.113.0/24,deny,"card testing, case 5512",2027-06-30T00:00:00Z
+         *     asn,AS64500,deny,bulletproof hosting,
+         */
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description Replaced. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListReplaced'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['ListValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+    };
+  };
+  downloadList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The list, as an attachment `lists.csv`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      401: components['responses']['Unauthenticated'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+    };
+  };
+  addListEntries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Per organisation, kept 24 hours, separate from the keys of scoring and outcomes. Same key and body: the first 200 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty, over 128 characters or not visible ASCII (0x21-0x7E): 422. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AddListEntriesRequest'];
+      };
+    };
+    responses: {
+      /** @description Added: every node applies them within 5 s. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListEntriesAdded'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['ListValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+    };
+  };
+  removeListEntries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Per organisation, kept 24 hours, separate from the keys of scoring and outcomes. Same key and body: the first 200 is replayed with `Idempotent-Replayed: true`. Same key, other body: 409. Empty, over 128 characters or not visible ASCII (0x21-0x7E): 422. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RemoveListEntriesRequest'];
+      };
+    };
+    responses: {
+      /** @description Removed (an entry the list did not hold counts for nothing). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListEntriesRemoved'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['ListValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+    };
+  };
   health: {
     parameters: {
       query?: never;
@@ -1064,7 +1450,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Capability status keyed by component key, the score versions, and how many nodes of each engine the API runs on (counts only, no addresses). */
+      /** @description Capability status keyed by component key, the score versions, the live phone lookup (its provider and breaker), and how many nodes of each engine the API runs on (counts only, no addresses). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -12,6 +12,11 @@
  *
  * PIN=1 measures the way the bench's pinned stage does: both nodes on core 1 (`taskset`), k6 and
  * the stack's servers moved to core 0 for the rounds, for what a change does to the pinned tail.
+ *
+ * SETUP=loadtest/ab-setups/<name>.ts gives either side an environment or an organisation of its
+ * own, for an A/B of data or configuration on one checkout (`node loadtest/ab-bench.ts .`): a
+ * populated velocity table, a configured phone provider, an organisation holding 100,000 list
+ * entries. See loadtest/ab-setups/setup.ts.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +27,7 @@ import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { freePort } from '../infra/harness/processes.ts';
+import type { AbSetup } from './ab-setups/setup.ts';
 import { cpuMicros } from './proc-cpu.ts';
 import { shieldCore, stackPids } from './core-shield.ts';
 
@@ -46,7 +52,9 @@ const redis = createRedis(cfg.REDIS_URL, { connectionName: 'frs-ab-bench' });
 const store = new OrgStore(redis);
 const org = await store.createOrg({ name: 'ab', tier: 'bureau', rateRps: 1_000_000, credits: 1_000_000_000 });
 const apiKey = (await store.createKey(org.org_id)).api_key;
-redis.disconnect();
+const setup: AbSetup = process.env.SETUP
+  ? await (await import(join(ROOT, process.env.SETUP))).default({ cfg, redis, store })
+  : {};
 const subjects = join(ROOT, 'loadtest/results/subjects.json');
 if (!existsSync(subjects)) execFileSync(process.execPath, [join(ROOT, 'loadtest/subjects.ts')]);
 
@@ -54,8 +62,22 @@ if (!existsSync(subjects)) execFileSync(process.execPath, [join(ROOT, 'loadtest/
 // A/B of a flag on one checkout (`node loadtest/ab-bench.ts .` with flags on one side).
 const flags = (v: string | undefined) => (v ?? '').split(' ').filter(Boolean);
 const targets = [
-  { name: 'before', root: before, port: await freePort(), flags: flags(process.env.NODE_FLAGS_BEFORE) },
-  { name: 'after', root: ROOT, port: await freePort(), flags: flags(process.env.NODE_FLAGS_AFTER) },
+  {
+    name: 'before',
+    root: before,
+    port: await freePort(),
+    flags: flags(process.env.NODE_FLAGS_BEFORE),
+    env: setup.before?.env ?? {},
+    apiKey: setup.before?.apiKey ?? apiKey,
+  },
+  {
+    name: 'after',
+    root: ROOT,
+    port: await freePort(),
+    flags: flags(process.env.NODE_FLAGS_AFTER),
+    env: setup.after?.env ?? {},
+    apiKey: setup.after?.apiKey ?? apiKey,
+  },
 ];
 const nodes = targets.map((t) => {
   const cmd = [...onCore(1), process.execPath, ...t.flags, join(t.root, 'services/api/main.ts')];
@@ -67,6 +89,7 @@ const nodes = targets.map((t) => {
       PORT: String(t.port),
       NODE_ID: `ab-${t.name}`,
       AUDIT_JOURNAL_DIR: join(tmpdir(), 'frs-ab-journal'),
+      ...t.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -82,7 +105,7 @@ for (const t of targets) {
   }
 }
 const k6 = execFileSync('bash', [join(ROOT, 'infra/local/k6.sh')], { encoding: 'utf8' }).trim();
-function run(port: number, pid: number, duration: string) {
+function run(port: number, pid: number, duration: string, key: string) {
   const out = join(tmpdir(), `frs-ab-${process.pid}.json`);
   const cpuBefore = cpuMicros([pid]);
   const cmd = [...onCore(0), k6, 'run', '--quiet', '--summary-export', out, join(ROOT, 'k6/bench.js')];
@@ -98,7 +121,7 @@ function run(port: number, pid: number, duration: string) {
       VUS,
       DURATION: duration,
       BASE_URLS: `http://127.0.0.1:${port}`,
-      API_KEY: apiKey,
+      API_KEY: key,
       SUBJECTS_FILE: subjects,
     },
   });
@@ -114,12 +137,12 @@ function run(port: number, pid: number, duration: string) {
   };
 }
 const unshield = PIN ? shieldCore(1, stackPids(cfg)) : () => {};
-targets.forEach((t, i) => run(t.port, nodes[i]!.pid!, '5s')); // unmeasured warm-up
+targets.forEach((t, i) => run(t.port, nodes[i]!.pid!, '5s', t.apiKey)); // unmeasured warm-up
 type Round = ReturnType<typeof run>;
 const rounds: Record<string, Round[]> = { before: [], after: [] };
 for (let r = 1; r <= ROUNDS; r++) {
   targets.forEach((t, i) => {
-    const s = run(t.port, nodes[i]!.pid!, DURATION);
+    const s = run(t.port, nodes[i]!.pid!, DURATION, t.apiKey);
     rounds[t.name]!.push(s);
     console.error(
       `[ab] round ${r} ${t.name}: ${s.rps.toFixed(0)} req/s, ${s.cpuUs.toFixed(0)} µs CPU per request, ` +
@@ -129,6 +152,8 @@ for (let r = 1; r <= ROUNDS; r++) {
 }
 unshield();
 for (const n of nodes) n.kill('SIGTERM');
+await setup.teardown?.();
+redis.disconnect();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, xs] of Object.entries(rounds)) {
   const failed = Math.max(...xs.map((x) => x.failed));

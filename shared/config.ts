@@ -150,6 +150,16 @@ export const envSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   /**
+   * Whether this sink group also copies organisations' list changes from their outbox streams in
+   * Redis to ClickHouse `list_changes` (and trims them). One group of a deployment does; a second
+   * group writing another database (a replay, a test's sink) sets false, or it would take the
+   * changes away from the first.
+   */
+  AUDIT_SINK_LIST_CHANGES: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
    * Organisations whose scores network velocity does not count (test or sandbox tenants), comma
    * separated: they never lift a subject for anyone. Read by the sink's velocity consumer.
    */

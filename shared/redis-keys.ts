@@ -38,6 +38,17 @@ export const PERMANENT_KEYS: readonly { pattern: RegExp; what: string; bound: st
     bound: 'at most 1,000 corrections; the record grows by one entry per operator command',
   },
   {
+    pattern: /^frs:list:\{org_[0-9a-f]+\}(:version|:outbox)?$/,
+    what: "an organisation's allow/deny list entries, their version counter, their audit outbox",
+    bound:
+      'at most 100,000 entries per organisation; the outbox is emptied by the audit sink once ClickHouse holds it',
+  },
+  {
+    pattern: /^frs:lists:orgs$/,
+    what: 'the organisations that hold lists (what nodes and the audit sink read instead of a SCAN)',
+    bound: 'one entry per organisation',
+  },
+  {
     pattern: /^frs:portal:(user:usr_[0-9a-f]+|email:.+)$/,
     what: 'a portal user and its email index',
     bound: 'one per user the operators create',

@@ -34,6 +34,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   outcome_withdrawals: 'cityHash64(outcome_id)',
   backtests: 'cityHash64(run_id)',
   version_promotions: 'cityHash64(version)',
+  list_changes: 'cityHash64(change_id)',
 };
 
 export interface ClusterTarget {

@@ -119,6 +119,8 @@ export function startSink(env: Record<string, string> = {}): Service {
     AUDIT_SINK_ACTIVITY: 'false',
     // Like Activity: counted by the one group a test asks for, not by every test's sink.
     AUDIT_SINK_VELOCITY: 'false',
+    // The one group that copies list changes takes them from Redis: only the test that asks for it.
+    AUDIT_SINK_LIST_CHANGES: 'false',
     ...env,
   });
 }

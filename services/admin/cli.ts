@@ -18,6 +18,7 @@
  *   ledger withdraw --outcome OC_ID --reason R [--operator NAME]   (the report counts for nobody,
  *                                    or the answer names the later outcome that still decides the vote)
  *   correction add|remove --cidr C|--asn N --set KIND --reason R --operator NAME | correction list
+ *   list show|add|remove|import|export --org ORG_ID ...   (an organisation's allow/deny lists)
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -50,6 +51,9 @@ import {
 } from '../../shared/backtest/promotion-gate.ts';
 import { latestRun, recordPromotion } from '../../shared/backtest/store.ts';
 import { correctionCommand, CORRECTION_USAGE } from './corrections.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
+import { ListEntryError } from '../../shared/capabilities/org-lists/entry.ts';
+import { ListArgError, listCommand, LIST_USAGE, RawOutput } from './lists.ts';
 
 const USAGE = `usage:
   admin org create --name N --tier verify|assess|bureau [--rate-rps N] [--credits N] [--overdraft N]
@@ -77,7 +81,8 @@ const USAGE = `usage:
                                                    (the report counts for nobody, unless a later outcome
                                                    of the organisation decides its vote: then named in
                                                    "superseded"; recorded in ClickHouse)
-${CORRECTION_USAGE}`;
+${CORRECTION_USAGE}
+${LIST_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -151,6 +156,8 @@ export interface AdminDeps {
   promotionGate?: () => PromotionGateDeps;
   /** For `correction`: the operator corrections (shared/capabilities/corrections.ts). */
   corrections?: CorrectionStore;
+  /** For `list`: the organisations' allow/deny lists (shared/orgs/lists-store.ts). */
+  lists?: OrgListStore;
 }
 
 const OPTIONS = {
@@ -176,6 +183,12 @@ const OPTIONS = {
   cidr: { type: 'string' },
   asn: { type: 'string' },
   set: { type: 'string' },
+  kind: { type: 'string' },
+  value: { type: 'string' },
+  effect: { type: 'string' },
+  'expires-at': { type: 'string' },
+  file: { type: 'string' },
+  out: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
@@ -375,6 +388,17 @@ async function correction({ deps, values, verb }: Invocation) {
   );
 }
 
+async function list({ store, deps, values, verb }: Invocation) {
+  const lists = deps.lists;
+  if (!lists) throw new UsageError('list commands need the list store');
+  const orgId = need(values.org, 'org');
+  if (!(await store.getOrg(orgId))) throw new UsageError(`unknown organisation ${orgId}`);
+  return refusing(
+    () => listCommand(lists, verb, orgId, values),
+    (err) => err instanceof ListEntryError || err instanceof ListArgError,
+  );
+}
+
 /** Every command, by noun and verb. */
 const COMMANDS = new Map<string, Command>([
   ['org create', orgCreate],
@@ -398,6 +422,7 @@ const COMMANDS = new Map<string, Command>([
   ['correction add', correction],
   ['correction remove', correction],
   ['correction list', correction],
+  ...['show', 'add', 'remove', 'import', 'export'].map((verb): [string, Command] => [`list ${verb}`, list]),
 ]);
 
 /**
@@ -450,6 +475,7 @@ if (import.meta.main) {
         };
       },
       corrections: new CorrectionStore(redis, cfg.CAPABILITY_KEY_PREFIX),
+      lists: new OrgListStore(redis),
       ledger: () => {
         ch = createClickHouse(cfg.CLICKHOUSE_URL);
         ledgerRedis = cfg.LEDGER_REDIS_URL
@@ -463,7 +489,7 @@ if (import.meta.main) {
         };
       },
     });
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    process.stdout.write(out instanceof RawOutput ? out.text : `${JSON.stringify(out)}\n`);
   } catch (err) {
     const msg = errorMessage(err);
     process.stderr.write(

@@ -27,12 +27,14 @@ import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
+import { OrgLists } from './org-lists.ts';
 import { buildApp, type AppDeps } from './app.ts';
 import { deploymentTopology } from './topology.ts';
 import { AuditJournal } from './audit-journal.ts';
 import { AuditPublisher, type DurableLane } from './audit-publisher.ts';
 import { Authenticator } from './auth.ts';
-import { capabilityHealth } from './capabilities/health.ts';
+import { capabilityHealth, phoneLookupHealth } from './capabilities/health.ts';
 import { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import { SnapshotCache } from './capabilities/snapshot-cache.ts';
 import { Controls, NO_CONTROLS, type AdmissionControl } from './controls/controls.ts';
@@ -138,6 +140,7 @@ async function buildNodeApp(node: NodeParts): Promise<Express> {
   }));
   registerRedisMemory(metrics.registry, { durable: clients.bg, explain: clients.explain });
   const auth = authentication(node, clients);
+  const lists = orgLists(node, clients, metrics);
   const phoneLookup = phoneLookupOf(node, clients.hot, metrics);
   const scorerDeps = {
     nodeId,
@@ -146,6 +149,7 @@ async function buildNodeApp(node: NodeParts): Promise<Express> {
     ledger,
     versions: () => versions.current,
     ...(phoneLookup ? { phoneLookup } : {}),
+    lists,
   };
   // No cold node in rotation: /readyz waits until the score path ran over the loaded snapshots.
   const warmedUp = warmUp(
@@ -178,6 +182,8 @@ async function buildNodeApp(node: NodeParts): Promise<Express> {
     }),
     history,
     recent: explainCache,
+    // /v1/lists: on the background connection, which waits out a blip rather than failing fast.
+    listStore: new OrgListStore(clients.bg),
     outcomes: new OutcomeRecorder({
       nodeId,
       publish: (outcomeId, recordJson) => outcomesAudit.publish(outcomeId, recordJson),
@@ -186,8 +192,9 @@ async function buildNodeApp(node: NodeParts): Promise<Express> {
       index: recentScores,
       copies: explainCache,
     }),
-    ready: () => auth.ready && snapshots.ready && warmedUp(),
+    ready: () => auth.ready && snapshots.ready && lists.ready && warmedUp(),
     capabilities: health,
+    phoneLookup: () => phoneLookupHealth(phoneLookup),
     topology: deploymentTopology(cfg, clients.hot),
     metrics,
     versions: () => versions.current,
@@ -248,6 +255,10 @@ function redisClients({ cfg, log, nodeId, resources }: NodeParts) {
     // the hot path's commands, and a subscribed connection can do nothing else.
     snapshots: client('snap', durable, false),
     snapshotSub: client('snapsub', durable, false),
+    // The organisations' lists load on a connection of their own too (100,000 entries in slices),
+    // and follow their announcements on another.
+    lists: client('lists', durable, false),
+    listsSub: client('listsub', durable, false),
     // Explain copies and the recent-score index go to a cache server of their own: disposable,
     // memory-bounded, never persisted.
     explain: resources.add(
@@ -375,6 +386,26 @@ function capabilityReaders({ cfg, log, resources }: NodeParts, clients: RedisCli
   );
   void versions.start();
   return { capabilities, ledger, snapshots, snapshotsLoaded, versions };
+}
+
+/**
+ * Every organisation's allow/deny lists in memory, followed by announcement and poll. Not awaited:
+ * /readyz waits for the first load (at most READY_WITHIN_MS, then unloaded lists are degraded).
+ */
+function orgLists({ log, resources }: NodeParts, clients: RedisClients, metrics: ApiMetrics): OrgLists {
+  const lists = resources.add(
+    'workers',
+    'org lists',
+    new OrgLists({
+      store: new OrgListStore(clients.lists),
+      subscriber: clients.listsSub,
+      log,
+      registers: [metrics.registry],
+    }),
+    (l) => l.stop(),
+  );
+  void lists.start();
+  return lists;
 }
 
 /** API keys from the in-memory replica, and their last-used times written off the request path. */

@@ -24,6 +24,9 @@ import type { LedgerLookup } from './capabilities/ledger-lookup.ts';
 import type { PhoneLookup } from './capabilities/phone-lookup.ts';
 import type { LiveLookupData } from '../../shared/capabilities/phone-live-lookup/index.ts';
 import type { SnapshotCache } from './capabilities/snapshot-cache.ts';
+import type { OrgListsLookup } from '../../shared/capabilities/org-lists/types.ts';
+import { orgLists, type OrgListsData } from '../../shared/capabilities/org-lists/index.ts';
+import type { Evidence } from '../../shared/capabilities/evidence.ts';
 import type { ScoredSubject } from './recent-scores.ts';
 import type { CheckedScoreRequest } from './score-request.ts';
 import { CAPABILITY_DEFINITIONS } from '../../shared/capabilities/index.ts';
@@ -52,6 +55,8 @@ export interface ScorerDeps {
   phoneLookup?: PhoneLookup;
   /** The default and challenger versions in force (services/api/version-follower.ts). */
   versions?: () => VersionState;
+  /** The organisations' allow/deny lists held by the node (services/api/org-lists.ts). */
+  lists?: OrgListsLookup;
 }
 
 /** A score's response body (serialized once, reused in the audit record) and its record's durability. */
@@ -99,7 +104,7 @@ export class Scorer {
   }
 
   /** Phone lookups answered for requests about to be scored, by request (phone_live_lookup). */
-  private readonly live = new WeakMap<CheckedScoreRequest, LiveLookupData>();
+  private readonly live = new WeakMap<CheckedScoreRequest, LiveLookup>();
 
   /**
    * Starts the live phone lookup when the organisation opted in (a monthly cap), its tier sees
@@ -109,20 +114,20 @@ export class Scorer {
     checked: CheckedScoreRequest,
     principal: Principal,
     budget: number,
-  ): Promise<LiveLookupData> | undefined {
+  ): Promise<LiveLookup> | undefined {
     const { phoneLookup } = this.deps;
     const { org } = principal;
     const phone = checked.request.subject.phone_number;
     if (!phoneLookup || !phone || !org.phone_lookup_cap) return undefined;
     if (!includedIn(org.tier, org.entitlements).has(phoneLiveLookup.key)) return undefined;
     const moment = checked.context?.collection_point?.moment;
-    return phoneLookup
-      .lookup(phone, org.org_id, org.phone_lookup_cap, budget)
-      .then((out) =>
+    return phoneLookup.lookup(phone, org.org_id, org.phone_lookup_cap, budget).then((out) => ({
+      data:
         out.state === 'answered'
           ? { state: 'answered', fields: out.fields, nowMs: Date.now(), ...(moment ? { moment } : {}) }
           : { state: 'unavailable' },
-      );
+      record: { provider: phoneLookup.provider, outcome: out.outcome },
+    }));
   }
 
   /**
@@ -162,6 +167,24 @@ export class Scorer {
     return { sources, degraded };
   }
 
+  /**
+   * The organisation's own list entry for the subject, from the lists this node holds in memory
+   * (never Redis on the request path), or undefined when the organisation has none. Only its own:
+   * a node that could not load them answers degraded, with the lists it held before if any.
+   */
+  private listed(orgId: string, evidence: Evidence): OrgListsData | undefined {
+    const held = this.deps.lists?.forOrg(orgId);
+    if (!held || (!held.lists && !held.degraded)) return undefined;
+    const { phone, ip } = evidence;
+    const subject = {
+      ...(phone ? { e164: phone.e164 } : {}),
+      ...(ip ? { ip: ip.address } : {}),
+      ...(ip?.asn ? { asn: Number(ip.asn.slice(2)) } : {}),
+    };
+    const match = held.lists?.match(subject, Date.now());
+    return { degraded: held.degraded, ...(match ? { match } : {}) };
+  }
+
   score(
     checked: CheckedScoreRequest,
     principal: Principal,
@@ -176,11 +199,18 @@ export class Scorer {
       includedIn(tier, entitlements),
     );
     const live = this.live.get(checked);
-    if (live) sources.data = { ...sources.data, [phoneLiveLookup.key]: live };
+    if (live) sources.data = { ...sources.data, [phoneLiveLookup.key]: live.data };
     const evidence = gatherEvidence(req.subject, sources, reputation);
+    const listed = this.listed(principal.org.org_id, evidence);
+    if (listed) evidence.data = { ...evidence.data, [orgLists.key]: listed };
 
     const { default: version, challenger } = this.versionState();
-    const input = { evidence, context, contextId: req.context_id, degraded };
+    const input = {
+      evidence,
+      context,
+      contextId: req.context_id,
+      degraded: listed?.degraded ? [...degraded, orgLists.key] : degraded,
+    };
     const scored = score({ ...input, version });
     // The silent challenger: same evidence, its own version; only the audit row sees it.
     const challengerScored = challenger ? scoreChallenger({ ...input, version: challenger }) : undefined;
@@ -217,6 +247,7 @@ export class Scorer {
         reputation,
         challenger: challenger && challengerScored && { id: challenger.id, scored: challengerScored },
         digest: requestDigest(principal.org.org_id, idempotencyKey),
+        phoneLookup: live?.record,
       }),
       body,
     );
@@ -293,6 +324,8 @@ export interface AuditParts {
   challenger: { id: string; scored: EngineScored } | undefined;
   /** The request's identity across retries (request-digest.ts), when it had an Idempotency-Key. */
   digest: string | undefined;
+  /** What the live phone lookup did for the request, when one was tried. */
+  phoneLookup?: AuditRecord['phone_lookup'];
 }
 
 /** The audit record without its response, which serializeAuditRecord adds as the bytes sent. */
@@ -322,6 +355,7 @@ export function auditMeta(p: AuditParts): Omit<AuditRecord, 'response'> {
       },
     }),
     ...(p.digest !== undefined && { request_digest: p.digest }),
+    ...(p.phoneLookup && { phone_lookup: p.phoneLookup }),
   };
 }
 
@@ -333,6 +367,12 @@ export function requestAsSent(req: ScoreRequest): AuditRequest {
   if (req.options !== undefined) out.options = req.options;
   if (req.client_reference !== undefined) out.client_reference = req.client_reference;
   return out;
+}
+
+/** A phone lookup's answer for the finding, and what it did for the audit record. */
+interface LiveLookup {
+  data: LiveLookupData;
+  record: NonNullable<AuditRecord['phone_lookup']>;
 }
 
 /** Capabilities whose data is consortium data (definition.ts `consortium`). */

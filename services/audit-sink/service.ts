@@ -1,6 +1,7 @@
 /**
  * The audit sink built from config, with a bounded stop: Kafka `scores.v1` and `outcomes.v1` to
- * ClickHouse, and outcomes to the reputation ledger.
+ * ClickHouse, outcomes to the reputation ledger, and organisations' list changes from Redis to
+ * ClickHouse.
  */
 import { LedgerVotes } from '../../shared/capabilities/ledger-votes.ts';
 import { VelocityCounter } from '../../shared/capabilities/network-velocity/counter.ts';
@@ -20,6 +21,8 @@ import { ConsumerState, registerLagMetric, withInsertMetrics } from './metrics.t
 import { AuditSink } from './sink.ts';
 import { ActivityWriter } from './activity.ts';
 import { VelocityConsumer } from './velocity-consumer.ts';
+import { ListChangesDrain } from './list-changes.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
 
 /** Stop: finish the batch in hand (its insert may be retrying against a down ClickHouse), leave the group, close. */
 export const SINK_STOP_DEADLINE_MS = 10_000;
@@ -52,6 +55,7 @@ export function createAuditSink(cfg: Config, log: Logger): Service {
       );
       const learner = ledgerLearner(cfg, log, resources, kafka, ch);
       const velocity = cfg.AUDIT_SINK_VELOCITY ? velocityConsumer(cfg, log, resources, kafka) : undefined;
+      if (cfg.AUDIT_SINK_LIST_CHANGES) listChanges(cfg, log, resources, ch).start();
       const consumerState = new ConsumerState();
       consumerState.watch(sink.consumer);
       // Lag reads use a client of their own that gives up quickly: a scrape must not wait out an outage.
@@ -89,6 +93,27 @@ function activityWriter(cfg: Config, log: Logger, resources: Resources): Activit
   const writer = new ActivityWriter(redis, log);
   writer.start();
   return resources.add('workers', 'activity writer', writer, (w) => w.stop());
+}
+
+/** Organisations' list changes from their outbox streams in Redis to ClickHouse (list-changes.ts). */
+function listChanges(cfg: Config, log: Logger, resources: Resources, ch: ClickHouseClient): ListChangesDrain {
+  const redis = resources.add(
+    'clients',
+    'list changes redis',
+    createRedis(durableRedis(cfg), { connectionName: 'frs-sink-list-changes', log }),
+    (r) => r.disconnect(),
+  );
+  return resources.add(
+    'workers',
+    'list changes drain',
+    new ListChangesDrain({
+      store: new OrgListStore(redis),
+      ch: withInsertMetrics(ch),
+      database: cfg.CLICKHOUSE_DATABASE,
+      log,
+    }),
+    (d) => d.stop(),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import { authRoutes, signoutRoute } from './routes/auth.ts';
 import { activityRoutes, type ActivityRouteDeps } from './routes/activity.ts';
 import { requireCsrf, requireSession } from './routes/guard.ts';
 import { keysRoutes } from './routes/keys.ts';
+import { LISTS_UPLOAD_PATH, listsRoutes, listsUploadForm, type ListsRouteDeps } from './routes/lists.ts';
 import { teamRoutes } from './routes/team.ts';
 import type { FlashStore } from './flash.ts';
 import type { KeyExpiry } from './key-expiry.ts';
@@ -28,6 +29,8 @@ export interface PortalAppDeps {
   limit: SigninLimit;
   orgs: OrgStore;
   activity: ActivityStore;
+  /** The organisation's allow/deny lists (the Lists page). */
+  listStore: ListsRouteDeps['listStore'];
   explain: ExplainSources;
   reveal: ActivityRouteDeps['reveal'];
   ready: () => boolean;
@@ -89,11 +92,14 @@ export function buildPortalApp(deps: PortalAppDeps): Express {
   app.use(authRoutes(deps));
   // Everything below needs a session; every POST below also needs the session's CSRF token.
   app.use(requireSession(deps.sessions, deps.orgs));
+  // The one multipart form (a CSV of up to 10 MiB): read here, so the CSRF check sees its token.
+  app.post(LISTS_UPLOAD_PATH, listsUploadForm);
   app.post(/.*/, requireCsrf);
   app.use(signoutRoute(deps.sessions));
   app.use(keysRoutes(deps));
   app.use(activityRoutes(deps));
   app.use(teamRoutes(deps));
+  app.use(listsRoutes(deps));
   app.use((_req: Request, res: Response) => {
     res
       .status(404)

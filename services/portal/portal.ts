@@ -11,6 +11,7 @@ import { createTimedServer } from '../../shared/http-server.ts';
 import { Resources, type Service } from '../../shared/lifecycle.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
 import { UserStore } from '../../shared/portal/users.ts';
 import { ExplainCache } from '../../shared/audit/explain-cache.ts';
 import { HistoryLookups } from '../../shared/audit/history-lookups.ts';
@@ -73,7 +74,7 @@ function portalAppDeps(
   );
   const explainCopies = new ExplainCache(redisExplain, log);
   const metrics = createPortalMetrics();
-  const activity = new ActivityStore(redis);
+  const activity = new ActivityStore(redis, cfg.CAPABILITY_KEY_PREFIX);
   return {
     log,
     users: new UserStore(redis),
@@ -82,6 +83,7 @@ function portalAppDeps(
     limit: signinLimit(cfg, redis, metrics, log),
     orgs,
     activity,
+    listStore: new OrgListStore(redis),
     explain: {
       recent: explainCopies,
       history: new ScoreHistory(ch, cfg.CLICKHOUSE_DATABASE, clusterReplicas(cfg, resources)),

@@ -127,7 +127,7 @@ function ipv4CompatibleText(text: string): ipaddr.IPv6 | undefined {
 }
 
 /** Refuses an IPv6 range in or over one of the IPV4_IN_IPV6 blocks, naming the IPv4 range meant. */
-function refuseIpv4InIpv6(what: string, address: ipaddr.IPv6, bits: number): void {
+function refuseIpv4InIpv6(what: string, address: ipaddr.IPv6, bits: number, minV4: number): void {
   for (const { block, name } of IPV4_IN_IPV6) {
     const [net, netBits] = block;
     if (bits < netBits && net.match(address, bits))
@@ -135,10 +135,17 @@ function refuseIpv4InIpv6(what: string, address: ipaddr.IPv6, bits: number): voi
     if (!address.match(net, netBits)) continue;
     // The IPv4 range the last 32 bits name, when it is one a correction may name.
     const low = address.toByteArray().slice(12);
-    const named = netBits === 96 && low[0] !== 0 && bits - 96 >= MIN_PREFIX.ipv4;
+    const named = netBits === 96 && low[0] !== 0 && bits - 96 >= minV4;
     const meant = named ? ` (here ${ipaddr.fromByteArray(low).toString()}/${bits - 96})` : '';
     throw new CorrectionError(`${what}: in ${name}; name the IPv4 range instead${meant}`);
   }
+}
+
+/** How a caller other than the corrections reads CIDRs: an organisation's lists take any width. */
+export interface CidrRules {
+  minPrefix: { ipv4: number; ipv6: number };
+  /** What a refusal names: the command-line flag, or the field. */
+  label: string;
 }
 
 /**
@@ -147,23 +154,26 @@ function refuseIpv4InIpv6(what: string, address: ipaddr.IPv6, bits: number): voi
  * the other IPv6 forms of IPv4 space (IPV4_IN_IPV6) and, after mapping, a prefix wider than
  * MIN_PREFIX: `::ffff:0.0.0.0/96` is 0.0.0.0/0 and refused like it.
  */
-export function parseCidrTarget(text: string): string {
-  const what = `--cidr ${JSON.stringify(text)}`;
+export function parseCidrTarget(
+  text: string,
+  { minPrefix, label }: CidrRules = { minPrefix: MIN_PREFIX, label: '--cidr' },
+): string {
+  const what = `${label} ${JSON.stringify(text)}`;
   const [addr, bits, ...rest] = text.trim().split('/');
   if (addr === undefined || bits === undefined || rest.length > 0)
     throw new CorrectionError(`${what}: not address/prefix-length`);
   // Before parseStrictRange, which would take this spelling for IPv4-mapped (ipaddr.js).
   const compatible = ipv4CompatibleText(addr);
-  if (compatible) refuseIpv4InIpv6(what, compatible, /^\d+$/.test(bits) ? Number(bits) : 128);
+  if (compatible) refuseIpv4InIpv6(what, compatible, /^\d+$/.test(bits) ? Number(bits) : 128, minPrefix.ipv4);
   // No floor here: the width is judged on the range after mapping, below.
   const range = parseStrictRange(`${addr}/${bits}`, { v4: 0, v6: 0 });
   if (typeof range === 'string') throw new CorrectionError(`${what}: ${range}`);
   const kind = range.address.kind();
-  if (range.bits < MIN_PREFIX[kind])
+  if (range.bits < minPrefix[kind])
     throw new CorrectionError(
-      `${what}: ${range.cidr} is wider than /${MIN_PREFIX[kind]}; correct the network's AS instead`,
+      `${what}: ${range.cidr} is wider than /${minPrefix[kind]}; correct the network's AS instead`,
     );
-  if (kind === 'ipv6') refuseIpv4InIpv6(what, range.address as ipaddr.IPv6, range.bits);
+  if (kind === 'ipv6') refuseIpv4InIpv6(what, range.address as ipaddr.IPv6, range.bits, minPrefix.ipv4);
   return range.cidr;
 }
 

@@ -8,6 +8,7 @@ import { ipTorExit } from './ip-tor-exit/index.ts';
 import { ipVpnProxy } from './ip-vpn-proxy/index.ts';
 import { ndcRangeRisk } from './ndc-range-risk/index.ts';
 import { networkVelocity } from './network-velocity/index.ts';
+import { orgLists } from './org-lists/index.ts';
 import { phoneLiveLookup } from './phone-live-lookup/index.ts';
 import { reputationLedger } from './reputation-ledger/index.ts';
 
@@ -20,6 +21,7 @@ export const CAPABILITY_DEFINITIONS = [
   ipVpnProxy,
   networkVelocity,
   phoneLiveLookup,
+  orgLists,
 ] as const;
 
 export type CapabilityDefinitions = (typeof CAPABILITY_DEFINITIONS)[number];

@@ -39,8 +39,15 @@ export const ERROR_CODES = {
     status: 408,
     meaning: 'The request line, headers or body did not arrive in time; the connection is closed.',
   },
-  E_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The body is larger than 64 KiB.' },
-  E_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body is not declared as UTF-8 application/json.' },
+  E_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    meaning: 'The body is larger than the operation accepts: 64 KiB unless its description says otherwise.',
+  },
+  E_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    meaning:
+      'The body is not declared as the media type of the operation (UTF-8 application/json, or text/csv).',
+  },
   E_VALIDATION: { status: 422, meaning: 'A field breaks a rule of the schema; `field` names it.' },
   E_UNKNOWN_FIELD: {
     status: 422,
@@ -68,6 +75,21 @@ export const ERROR_CODES = {
       'The `context_id` names no context saved for this organisation (and no inline context was sent).',
   },
   E_UNKNOWN_SCORE_VERSION: { status: 422, meaning: 'The requested score version does not exist.' },
+  E_INVALID_LIST_ENTRY: {
+    status: 422,
+    meaning:
+      'A list entry breaks a rule of its kind, effect, reason or expiry; `field` names it (`entries.3` of a JSON body, `line.17` of a CSV, counting the header as line 1).',
+  },
+  E_LIST_REFUSED: {
+    status: 422,
+    meaning:
+      'A list CSV with bad lines is refused whole and nothing changes. This first item gives their count (also in `X-Invalid-Lines`); the items after it name the first 100.',
+  },
+  E_LIST_FULL: {
+    status: 422,
+    meaning:
+      "The change would leave the organisation's list with more than 100,000 entries; nothing changed.",
+  },
   E_RATE_LIMITED: {
     status: 429,
     meaning:

@@ -47,6 +47,10 @@ export const HEADERS = {
   ),
   'WWW-Authenticate': header('The scheme to authenticate with.', { type: 'string', enum: ['Bearer'] }),
   Allow: header('The methods the route accepts.', { type: 'string' }),
+  'X-Invalid-Lines': header('How many lines of a refused list CSV are bad (the body names the first 100).', {
+    type: 'integer',
+    minimum: 1,
+  }),
 };
 
 export type HeaderName = keyof typeof HEADERS;
@@ -106,8 +110,13 @@ export const RESPONSES = {
     ['E_IDEMPOTENCY_MISMATCH', 'E_IDEMPOTENCY_IN_PROGRESS', 'E_SCORE_VERSION_RETIRED'],
     ['Retry-After', ...CONTROL_HEADERS],
   ),
-  PayloadTooLarge: errorResponse('The body is larger than 64 KiB.', ['E_PAYLOAD_TOO_LARGE']),
-  UnsupportedMediaType: errorResponse('The body is not application/json.', ['E_UNSUPPORTED_MEDIA_TYPE']),
+  PayloadTooLarge: errorResponse(
+    'The body is larger than the operation accepts (64 KiB unless its description says otherwise).',
+    ['E_PAYLOAD_TOO_LARGE'],
+  ),
+  UnsupportedMediaType: errorResponse('The body is not of the media type the operation takes.', [
+    'E_UNSUPPORTED_MEDIA_TYPE',
+  ]),
   ValidationFailed: errorResponse(
     'Validation failed. Every violation of the body and the Idempotency-Key header is listed, one item each, ' +
       'with `field` as a dotted path. A body naming a member twice in one object gets its `E_DUPLICATE_KEY` ' +
@@ -135,6 +144,31 @@ export const RESPONSES = {
           code: 'E_INVALID_IDEMPOTENCY_KEY',
           message: 'Idempotency-Key must be 1 to 128 characters',
           field: 'Idempotency-Key',
+        },
+      ],
+    },
+  ),
+  ListValidationFailed: errorResponse(
+    "A change to the organisation's list is refused whole; nothing changed. The body's schema and the " +
+      'Idempotency-Key are checked as for every operation, then each entry by the rules of its kind. A CSV ' +
+      'with bad lines answers `E_LIST_REFUSED` (their count, also in `X-Invalid-Lines`) followed by one ' +
+      '`E_INVALID_LIST_ENTRY` per bad line, the first 100, `field` `line.N`. Not billed.',
+    [
+      'E_INVALID_LIST_ENTRY',
+      'E_LIST_REFUSED',
+      'E_LIST_FULL',
+      'E_VALIDATION',
+      'E_UNKNOWN_FIELD',
+      'E_DUPLICATE_KEY',
+      'E_INVALID_IDEMPOTENCY_KEY',
+    ],
+    ['X-Invalid-Lines'],
+    {
+      errors: [
+        {
+          code: 'E_INVALID_LIST_ENTRY',
+          message: "entries.1: value: '10.0.0.1/8' has host bits set; write 10.0.0.0/8",
+          field: 'entries.1',
         },
       ],
     },

@@ -71,6 +71,11 @@ function document(operations: readonly OperationDefinition[]): Record<string, un
     tags: [
       { name: 'scoring', description: 'Score subjects and retrieve stored scores.' },
       { name: 'outcomes', description: 'Report what happened to a scored subject.' },
+      {
+        name: 'lists',
+        description:
+          "The organisation's own allow and deny entries: an allow caps its scores' band at `low`, a deny lifts it to at least `high`.",
+      },
       { name: 'operations', description: 'Health, probes and this document. Public.' },
     ],
     paths: pathsOf(operations),

@@ -56,10 +56,17 @@ export interface ParamDefinition {
   example?: string;
 }
 
-export type Tag = 'scoring' | 'outcomes' | 'operations';
+export type Tag = 'scoring' | 'outcomes' | 'lists' | 'operations';
+
+/** A body that is not JSON (a list's CSV), read as UTF-8 text and handed to the handler as a string. */
+export interface TextBodyDefinition {
+  mediaType: 'text/csv';
+  description: string;
+  example?: string;
+}
 
 export interface OperationDefinition<B extends z.ZodType = z.ZodType> {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put';
   /** The OpenAPI path template; `{name}` is a path parameter, declared in `params`. */
   path: `/${string}`;
   operationId: string;
@@ -70,10 +77,17 @@ export interface OperationDefinition<B extends z.ZodType = z.ZodType> {
   auth: 'bearer' | 'public';
   /** One entry per `{name}` of `path`. A value its schema refuses is the operation's 404. */
   params?: Record<string, ParamDefinition>;
+  /**
+   * The query parameters: a strict zod object of optional string fields (written inline, one
+   * parameter each). A value its schema refuses, an unknown or a repeated name: 422.
+   */
+  query?: z.ZodObject;
   /** What the Idempotency-Key header means here; absent: the operation takes none. */
   idempotencyKey?: string;
   /** The JSON request body, validated against `schema` (422 listing every violation). */
   body?: BodyDefinition<B>;
+  /** A text request body instead of JSON; the handler checks its content. */
+  textBody?: TextBodyDefinition;
   /** The operation's own answers by status. */
   responses: Record<number, ResponseDefinition>;
   /** The shared error answers it gives (openapi-responses.ts), each under its own status. */
@@ -95,6 +109,21 @@ function inlineSchema(schema: z.ZodType): JsonSchema {
   return rest;
 }
 
+/** One query parameter per field of the operation's query object, its description lifted out. */
+function queryParameters(op: OperationDefinition): JsonSchema[] {
+  return Object.entries(op.query?.shape ?? {}).map(([name, field]) => {
+    const { description, examples, ...schema } = inlineSchema(field as z.ZodType);
+    return {
+      name,
+      in: 'query',
+      required: !(field as z.ZodType).safeParse(undefined).success,
+      ...(typeof description === 'string' ? { description } : {}),
+      schema,
+      ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
+    };
+  });
+}
+
 function parameters(op: OperationDefinition): JsonSchema[] {
   const out: JsonSchema[] = Object.entries(op.params ?? {}).map(([name, p]) => ({
     name,
@@ -104,6 +133,7 @@ function parameters(op: OperationDefinition): JsonSchema[] {
     schema: inlineSchema(p.schema),
     ...(p.example !== undefined ? { example: p.example } : {}),
   }));
+  out.push(...queryParameters(op));
   if (op.idempotencyKey !== undefined) {
     // Checked by validation.ts's idempotencyKeyErrors (a repeated header is refused too), not zod.
     out.push({
@@ -150,6 +180,32 @@ function responses(op: OperationDefinition): Record<string, JsonSchema> {
   return out;
 }
 
+/** The request body of the operation, JSON or text; none for an operation without one. */
+function requestBody(op: OperationDefinition): JsonSchema {
+  if (op.textBody) {
+    const { mediaType, description, example } = op.textBody;
+    return {
+      requestBody: {
+        required: true,
+        description,
+        content: { [mediaType]: { schema: { type: 'string' }, ...(example ? { example } : {}) } },
+      },
+    };
+  }
+  if (!op.body) return {};
+  return {
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: schemaRef(op.body.schema),
+          ...(op.body.examples ? { examples: op.body.examples } : {}),
+        },
+      },
+    },
+  };
+}
+
 /** The OpenAPI Operation Object of a definition. */
 export function operationObject(op: OperationDefinition): JsonSchema {
   const params = parameters(op);
@@ -160,19 +216,7 @@ export function operationObject(op: OperationDefinition): JsonSchema {
     ...(op.description ? { description: op.description } : {}),
     ...(op.auth === 'public' ? { security: [] } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(op.body
-      ? {
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: schemaRef(op.body.schema),
-                ...(op.body.examples ? { examples: op.body.examples } : {}),
-              },
-            },
-          },
-        }
-      : {}),
+    ...requestBody(op),
     responses: responses(op),
   };
 }

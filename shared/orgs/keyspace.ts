@@ -30,9 +30,10 @@ export const keysLastUsedKey = (orgId: string) => `frs:org:${orgId}:keys:used`;
 
 /**
  * What a request is admitted for: each scope has rate windows and Idempotency-Keys of its own, so
- * reporting outcomes never takes a scoring slot (nor replays a scoring answer).
+ * reporting outcomes or managing lists never takes a scoring slot (nor replays a scoring answer).
+ * Only scoring is billed.
  */
-export type ControlScope = 'score' | 'outcomes';
+export type ControlScope = 'score' | 'outcomes' | 'lists';
 const scoped = (scope: ControlScope) => (scope === 'score' ? '' : `${scope}:`);
 
 /** Fixed one-second window of an organisation, named by the whole epoch second. */
@@ -48,6 +49,20 @@ export const idempotencyKey = (orgId: string, keyHash: string, scope: ControlSco
 export const KEYS_REVOKED_CHANNEL = 'frs:keys:revoked';
 /** An updated organisation's id is published here; nodes re-read it (tier, rate, credits). */
 export const ORGS_CHANGED_CHANNEL = 'frs:orgs:changed';
+
+/**
+ * An organisation's allow/deny lists (shared/orgs/lists-store.ts): the entries (hash: entry id ->
+ * JSON entry), their version counter, the audit outbox (stream) and a replace's temporary hash,
+ * all under the org id's hash tag, so one script changes them together on Redis Cluster too.
+ */
+export const listKey = (orgId: string) => `frs:list:{${orgId}}`;
+export const listVersionKey = (orgId: string) => `frs:list:{${orgId}}:version`;
+export const listOutboxKey = (orgId: string) => `frs:list:{${orgId}}:outbox`;
+export const listTempKey = (orgId: string, token: string) => `frs:list:{${orgId}}:tmp:${token}`;
+/** Set of the organisations that ever held lists: what nodes and the audit sink read instead of a SCAN. */
+export const LISTS_INDEX_KEY = 'frs:lists:orgs';
+/** A changed organisation's id is published here; every API node reloads its lists. */
+export const LISTS_CHANGED_CHANNEL = 'frs:lists:changed';
 
 /** The billing period of an instant: its UTC calendar month. */
 export function creditPeriod(nowMs: number): string {

@@ -2,6 +2,13 @@ import { storedFinding, type CapabilityFinding } from '../capabilities/definitio
 import { COMPONENT_ORDER } from '../capabilities/component-order.ts';
 import { reputationLedger } from '../capabilities/reputation-ledger/index.ts';
 import { COMPONENTS_OF_FLAG } from '../capabilities/flags.ts';
+import {
+  applyListMatch,
+  listContextApplied,
+  listEffectOf,
+  orgLists,
+  type OrgListsData,
+} from '../capabilities/org-lists/index.ts';
 import type { RiskPosture, ScoringContext } from '../vocabulary/scoring-input.ts';
 import type { Action, Band, ContextEffect, Coverage, Verdict } from '../vocabulary/score-terms.ts';
 import type { PhoneFacts } from '../resolution/phone.ts';
@@ -229,9 +236,14 @@ export function actionFor(band: Band, moment?: string): Action {
   }
 }
 
-/** Share of components that found a positive or negative fact (not neutral, no_match or unavailable). */
-export function coverageOf(components: readonly ComponentResult[]): Coverage {
+/**
+ * Share of components that found a positive or negative fact (not neutral, no_match or
+ * unavailable). The organisation's own lists are its policy, not evidence about the subject: they
+ * are not counted, so holding lists does not change an organisation's coverage.
+ */
+export function coverageOf(all: readonly ComponentResult[]): Coverage {
   const informative = new Set<Verdict>(['clean', 'elevated', 'adverse']);
+  const components = all.filter((c) => c.component !== orgLists.key);
   const answered = components.filter((c) => informative.has(c.verdict)).length;
   const ratio = components.length === 0 ? 0 : answered / components.length;
   return ratio >= 0.75 ? 'strong' : ratio >= 0.4 ? 'partial' : 'thin';
@@ -458,8 +470,24 @@ const higherBand = (a: Band, b: Band | undefined): Band =>
  * report a subject the feed lists too, the feed's own band (the subject scored with the feed's
  * reports alone) is kept like other evidence, and the organisations may lift the band above it
  * only as far as their own count allows.
+ *
+ * Last, the organisation's own lists (their component's code, so a replay applies what the score
+ * did): an allow entry caps the band at `low`, a deny entry lifts it to at least `high`, whatever
+ * the gates and the context said. `postureBand` and `shifted` stay the bands before it.
  */
 export function bandOf(
+  components: readonly ComponentResult[],
+  raw: number,
+  version: ScoreVersion,
+  input: BandInput,
+): Banded {
+  const banded = bandBeforeLists(components, raw, version, input);
+  const band = applyListMatch(banded.band, listEffectOf(components));
+  return band === banded.band ? banded : { ...banded, band };
+}
+
+/** bandOf without the organisation's lists. */
+function bandBeforeLists(
   components: readonly ComponentResult[],
   raw: number,
   version: ScoreVersion,
@@ -473,7 +501,7 @@ export function bandOf(
   // Only one source reports it: the count is that source's, as it always was.
   if (!alone)
     return bandWith(components, raw, version, input, { count: ledgerReports, gateCount: ledgerReports });
-  const kept = bandOf(alone.components, alone.raw, version, {
+  const kept = bandBeforeLists(alone.components, alone.raw, version, {
     ...input,
     ledgerReports: feed,
     ledgerOrganisations: 0,
@@ -548,6 +576,28 @@ function bandWith(
   return { score: scoreValue, band, postureBand, shifted };
 }
 
+/**
+ * What `context_applied` says: the organisation's list entry that set the band when one did (it
+ * has the last word on the band, so it is what the caller reads), else the geography's effect.
+ */
+function appliedContext(
+  input: ScoreInput,
+  components: readonly ComponentResult[],
+  { band, postureBand, shifted }: Banded,
+  geography: { effect: ContextEffect; reason: string } | undefined,
+): ContextApplied | undefined {
+  const contextId = input.contextId ? { context_id: input.contextId } : {};
+  const listed = (input.evidence.data?.[orgLists.key] as OrgListsData | undefined)?.match;
+  if (listed && listEffectOf(components)) return { ...contextId, ...listContextApplied(listed) };
+  if (!geography) return undefined;
+  const { effect, reason } = geography;
+  // A shift that cannot move the band (already critical or minimal, or gated) changed nothing: say so.
+  const applied: ContextEffect = band === postureBand ? 'none' : effect;
+  const why =
+    shifted === postureBand ? `the band is already ${band}` : `no evidence allows a band above ${band}`;
+  return { ...contextId, effect: applied, reason: applied === effect ? reason : `${reason}; ${why}` };
+}
+
 /** Scores one subject. Pure: the same input always gives the same output. */
 export function score(input: ScoreInput): Scored {
   const { evidence, version, context } = input;
@@ -562,20 +612,8 @@ export function score(input: ScoreInput): Scored {
     // The ceiling counts organisations; the feed's reports are evidence of their own.
     ...(reported?.outcomeReports !== undefined ? { ledgerOrganisations: reported.outcomeReports } : {}),
   });
-  const { score: scoreValue, band, postureBand, shifted } = banded;
-  let contextApplied: ContextApplied | undefined;
-  if (geography) {
-    const { effect, reason } = geography;
-    // A shift that cannot move the band (already critical or minimal, or gated) changed nothing: say so.
-    const applied: ContextEffect = band === postureBand ? 'none' : effect;
-    const why =
-      shifted === postureBand ? `the band is already ${band}` : `no evidence allows a band above ${band}`;
-    contextApplied = {
-      ...(input.contextId ? { context_id: input.contextId } : {}),
-      effect: applied,
-      reason: applied === effect ? reason : `${reason}; ${why}`,
-    };
-  }
+  const { score: scoreValue, band } = banded;
+  const contextApplied = appliedContext(input, components, banded, geography);
 
   // Highest contribution wins; ties go to the earlier component (phone before IP before ledger).
   let top: ComponentResult | undefined;

@@ -9,7 +9,9 @@
  * the context's effect and the ledger's report and organisation counts (engine.ts `bandOf`), so the replay scores
  * the stored findings themselves: each visible component as stored, each code a hidden component
  * fired with the verdict its capability declares for it (definition.ts `replay`). No code needs a
- * rule here, so a new one replays exactly as soon as its capability declares it. Rows with equal
+ * rule here, so a new one replays exactly as soon as its capability declares it. The organisation's
+ * list entry is such a finding too (`org_lists`, seen by every tier): bandOf applies its band
+ * effect from the stored code, as the score did. Rows with equal
  * signatures are replayed once. `reproduces` checks a row against its own version: a row whose
  * replay under the version that made it does not give back its stored raw risk, score and band is
  * counted, never trusted.

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ScoreResponse } from '../../shared/contract/response.ts';
@@ -382,6 +383,109 @@ describe('the portal in headless Chromium, against real API nodes and the score 
     await page.keyboard.press('Enter');
     await page.waitForURL('**/keys');
     expect(await page.getAttribute('#keys td.status', 'data-status')).toBe('revoked');
+    await context.close();
+  });
+
+  it('manages the lists: add, remove, a CSV refused then applied, download; keyboard, 390 px, axe, no script errors', async () => {
+    const a = await account(portal, 'verify');
+    const { context, page } = await setUp(browser, a);
+    const scriptErrors: string[] = [];
+    page.on('pageerror', (err) => scriptErrors.push(err.message));
+    // A 422 page or a missing favicon is logged as a failed load: an answer, not a script error.
+    page.on(
+      'console',
+      (m) =>
+        void (
+          m.type() === 'error' &&
+          !m.text().startsWith('Failed to load resource') &&
+          scriptErrors.push(m.text())
+        ),
+    );
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        if (await page.locator(selector).evaluate((el) => el === el.ownerDocument.activeElement)) return;
+      }
+      throw new Error(`${selector} not reachable with Tab`);
+    };
+    await page.click('nav a[href="/lists"]');
+    await page.waitForURL('**/lists');
+    expect(await page.textContent('#no-entries')).toContain('The list is empty.');
+    await expectGoodPage(page, 'lists-empty');
+
+    // Keyboard only: a deny entry for a range, Enter from the last field submits.
+    await tabTo('#kind');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown'); // phone → prefix → ip → cidr
+    expect(await page.inputValue('#kind')).toBe('cidr');
+    await tabTo('#value');
+    await page.keyboard.type('203.0.113.0/24');
+    await tabTo('#reason');
+    await page.keyboard.type('card testing <script>');
+    await page.keyboard.press('Enter');
+    const row = page.locator('tr[data-entry="cidr:203.0.113.0/24"]');
+    await row.waitFor();
+    expect(await page.textContent('p.notice')).toContain('Added: deny cidr 203.0.113.0/24');
+    expect(await row.locator('td').nth(3).textContent()).toBe('card testing <script>');
+    expect(await row.textContent()).toContain(`user:${a.email}`);
+    await expectGoodPage(page, 'lists');
+
+    // A value its kind refuses: the error style, the field marked, what was typed kept.
+    await page.fill('#value', '10.0.0.1/8');
+    await page.selectOption('#kind', 'cidr');
+    await page.fill('#reason', 'host bits');
+    await page.click('#add-entry button[type=submit]');
+    await page.locator('.error-summary').waitFor();
+    expect(await page.textContent('.error-summary')).toContain('host bits set');
+    expect(await page.getAttribute('#value', 'aria-invalid')).toBe('true');
+    expect(await page.inputValue('#value')).toBe('10.0.0.1/8');
+    expect(await page.locator('.error-summary').evaluate((el) => el === el.ownerDocument.activeElement)).toBe(
+      true,
+    );
+    await expectGoodPage(page, 'lists-error');
+
+    // A CSV with bad lines: refused whole, each named with its line; the list is as it was.
+    await page.goto(`${portal.url}/lists`);
+    const csv = (lines: string[]) => ({
+      name: 'lists.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(['kind,value,effect,reason,expires_at', ...lines].join('\r\n')),
+    });
+    await page.setInputFiles(
+      '#csv',
+      csv(['ip,192.0.2.1,deny,ok,', 'ip,192.0.2.300,deny,bad,', 'asn,ASX,deny,bad,']),
+    );
+    await page.click('#upload-list button[type=submit]');
+    await page.locator('#upload-report').waitFor();
+    expect(await page.locator('#upload-report li').allTextContents()).toEqual([
+      expect.stringMatching(/^Line 3: /),
+      expect.stringMatching(/^Line 4: /),
+    ]);
+    expect(await page.textContent('.error-summary')).toContain('2 bad lines');
+    expect(await row.count()).toBe(1);
+    await expectGoodPage(page, 'lists-upload-refused');
+
+    // Without them it replaces the whole list.
+    await page.setInputFiles('#csv', csv(['ip,192.0.2.1,deny,ok,', 'phone,+447911123456,allow,our line,']));
+    await page.click('#upload-list button[type=submit]');
+    await page.waitForURL('**/lists');
+    expect(await page.textContent('p.notice')).toContain('it holds 2 entries (it held 1)');
+    expect(await page.locator('#entries tbody tr').count()).toBe(2);
+
+    // The download is the list as CSV.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('a[href="/lists.csv"]')]);
+    const file = await download.path();
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('\r\n')[0]).toBe('kind,value,effect,reason,expires_at,added_by,added_at');
+    expect(text).toContain('phone,+447911123456,allow,our line,,');
+
+    // Remove with the keyboard: the row's button, then Enter.
+    await tabTo('tr[data-entry="ip:192.0.2.1"] button.danger');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/lists');
+    await page.locator('p.notice').waitFor();
+    expect(await page.textContent('p.notice')).toContain('Removed: ip 192.0.2.1');
+    expect(await page.locator('#entries tbody tr').count()).toBe(1);
+    expect(scriptErrors).toEqual([]);
     await context.close();
   });
 

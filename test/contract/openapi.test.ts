@@ -80,6 +80,10 @@ describe('GET /v1/openapi.yaml', () => {
         '/readyz',
         '/v1/explain/{score_id}',
         '/v1/health',
+        '/v1/lists',
+        '/v1/lists.csv',
+        '/v1/lists/entries',
+        '/v1/lists/entries/remove',
         '/v1/openapi.yaml',
         '/v1/outcomes',
         '/v1/score',
@@ -90,6 +94,14 @@ describe('GET /v1/openapi.yaml', () => {
     expect(doc.paths['/v1/score']!.post!.security).toBeUndefined();
     expect(doc.paths['/v1/explain/{score_id}']!.get!.security).toBeUndefined();
     expect(doc.paths['/v1/outcomes']!.post!.security).toBeUndefined();
+    for (const [path, method] of [
+      ['/v1/lists', 'get'],
+      ['/v1/lists', 'put'],
+      ['/v1/lists.csv', 'get'],
+      ['/v1/lists/entries', 'post'],
+      ['/v1/lists/entries/remove', 'post'],
+    ] as const)
+      expect(doc.paths[path]![method]!.security).toBeUndefined();
     for (const p of ['/v1/health', '/livez', '/readyz', '/v1/openapi.yaml']) {
       expect(doc.paths[p]!.get!.security).toEqual([]);
     }

@@ -39,6 +39,42 @@ VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 STORABLE = re.compile("[^\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u202a-\u202e\u2066-\u2069]*")
 
 
+IDEMPOTENT_PATHS = ("/v1/score", "/v1/outcomes", "/v1/lists", "/v1/lists/entries", "/v1/lists/entries/remove")
+# A list entry's value must be one of its kind (a number, a prefix, an address, a range without
+# host bits, an AS number), a rule the document states in words: a value valid by the document
+# (1 to 64 characters) becomes one of its kind, distinct per entry, and a reason of spaces alone
+# (valid by the document, refused as empty once trimmed) gets words. A kind, value or reason the
+# document forbids keeps its value. `expires_at` must lie in the future: a string the document
+# allows becomes tomorrow.
+LIST_VALUES = {
+    "phone": lambda i: f"+4479111{i:05d}",
+    "phone_prefix": lambda i: f"+44{i + 1}",
+    "ip": lambda i: f"10.0.{i >> 8}.{i & 255}",
+    "cidr": lambda i: f"10.{i >> 8}.{i & 255}.0/24",
+    "asn": lambda i: f"AS{64500 + i}",
+}
+# Any text is valid by the document for a CSV body: the run replaces it with a valid list.
+LIST_CSV = "kind,value,effect,reason,expires_at\r\nip,192.0.2.1,deny,schemathesis,\r\n"
+
+
+def valid_list_entries(entries):
+    if not isinstance(entries, list):
+        return
+    tomorrow = (datetime.now(timezone.utc) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        value, kind = entry.get("value"), entry.get("kind")
+        if isinstance(kind, str) and kind in LIST_VALUES and isinstance(value, str) and 1 <= len(value) <= 64:
+            entry["value"] = LIST_VALUES[kind](i)
+        reason = entry.get("reason")
+        if isinstance(reason, str) and reason and not reason.strip():
+            entry["reason"] = "schemathesis"
+        when = entry.get("expires_at")
+        if isinstance(when, str) and len(when) <= 40:
+            entry["expires_at"] = tomorrow
+
+
 @schemathesis.hook
 def map_case(context, case):
     body = case.body
@@ -58,8 +94,12 @@ def map_case(context, case):
         if isinstance(when, str) and DATE_TIME.fullmatch(when):
             yesterday = datetime.now(timezone.utc) - timedelta(days=1)
             body["occurred_at"] = yesterday.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if case.operation.path in ("/v1/lists/entries", "/v1/lists/entries/remove") and isinstance(body, dict):
+        valid_list_entries(body.get("entries"))
+    if case.operation.path == "/v1/lists" and case.operation.method.upper() == "PUT":
+        case.body = LIST_CSV
     headers = case.headers
-    if case.operation.path in ("/v1/score", "/v1/outcomes") and headers:
+    if case.operation.path in IDEMPOTENT_PATHS and headers:
         key = headers.get("Idempotency-Key")
         if isinstance(key, str) and 1 <= len(key) <= 128 and VISIBLE_ASCII.fullmatch(key):
             headers["Idempotency-Key"] = f"st-{uuid.uuid4().hex}"

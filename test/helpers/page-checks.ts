@@ -18,6 +18,8 @@ const DOC_PAGES = new Set([
   'roll',
   'team-link',
   'signin',
+  'lists',
+  'lists-upload-refused',
 ]);
 const shotDirs = (name: string) => [
   'test-results/portal',

@@ -105,6 +105,17 @@ describe('audit retention', () => {
         outcome: 'not_fraud',
       })),
     });
+    await ch.insert({
+      table: `${DB}.list_changes`,
+      format: 'JSONEachRow',
+      values: rows.map((r, i) => ({
+        change_id: `lc_${String(i).padStart(32, '0')}`,
+        org_id: 'org_retention',
+        changed_at: r.at,
+        action: 'replace',
+        actor: 'operator:retention-test',
+      })),
+    });
 
     // Through the running refresher's worker, as the scheduler would run it. It may queue behind
     // the first run of every capability job, which builds each snapshot for this fresh prefix.
@@ -133,5 +144,13 @@ describe('audit retention', () => {
       rows.filter((r) => r.kept).map((r) => r.at),
     );
     expect(done!.returnvalue.outcomesDropped.map(Number)).toEqual(dropped);
+    const changes = await ch.query({
+      query: `SELECT toString(changed_at) AS at FROM ${DB}.list_changes ORDER BY changed_at`,
+      format: 'JSONEachRow',
+    });
+    expect((await changes.json<{ at: string }>()).map((r) => r.at)).toEqual(
+      rows.filter((r) => r.kept).map((r) => r.at),
+    );
+    expect(done!.returnvalue.listChangesDropped.map(Number)).toEqual(dropped);
   });
 });

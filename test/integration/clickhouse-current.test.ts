@@ -40,6 +40,10 @@ import {
 } from '../../infra/harness/docs-seed.ts';
 import { requestDigest } from '../../shared/audit/request-digest.ts';
 import { answeredOnly } from '../../shared/clickhouse/answered.ts';
+import { ListChangesDrain, listChangeRow } from '../../services/audit-sink/list-changes.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
+import { createRedis } from '../../shared/clients/redis.ts';
+import { PrivateRedis } from '../helpers/private-redis.ts';
 
 /**
  * Production runs a current ClickHouse; the dev machines' server is 18.16. This runs the schema
@@ -65,6 +69,7 @@ const COVERED: Record<string, string> = {
   'shared/backtest/signatures.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'shared/backtest/store.ts': 'backtests and records a promotion as npm run backtest and the CLI do',
   'services/portal/subject-reveal.ts': "reveals the shown rows' subjects as the portal's Activity page does",
+  'services/audit-sink/list-changes.ts': 'copies list changes as the audit sink does, once each',
 };
 
 const DB = 'frs';
@@ -150,7 +155,11 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
         format: 'JSONEachRow',
       })
       .then((r) => r.json());
-    expect(views).toEqual([{ name: 'scores_answered' }, { name: 'subject_organisations_hourly' }]);
+    expect(views).toEqual([
+      { name: 'phone_lookups_daily' },
+      { name: 'scores_answered' },
+      { name: 'subject_organisations_hourly' },
+    ]);
     // A current server gets the TTL that 18.16 cannot have.
     const [create] = await ch
       .query({ query: `SHOW CREATE TABLE ${DB}.scores`, format: 'JSONEachRow' })
@@ -268,6 +277,42 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       has_ip: 1,
     });
     expect(Number(rows[0]!.scored_at_ms)).toBe(ms);
+  });
+
+  it('counts phone lookups per organisation and provider as the view and docs/data.md do', async () => {
+    const org = 'org_lookupscurrent01';
+    const ms = Date.now() - 30_000;
+    const outcomes = ['answered', 'no_data', 'cache_hit', 'cap', 'timeout'] as const;
+    const records = outcomes.map((outcome, i) => ({
+      ...record(scoreIdAt(ms + i, `c${i}`), ms + i),
+      org_id: org,
+      phone_lookup: { provider: 'telesign', outcome },
+    }));
+    // A re-delivered record counts once.
+    await ch.insert({
+      table: `${DB}.scores`,
+      values: rowsOf([...records, records[0]!]),
+      format: 'JSONEachRow',
+    });
+    const rows = await ch
+      .query({
+        query: `SELECT provider, lookups, answered, no_data, timeouts, cache_hits, refused_cap FROM ${DB}.phone_lookups_daily WHERE org_id = '${org}'`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<Record<string, string | number>>());
+    expect(rows.map((r) => Object.values(r).map(String))).toEqual([
+      ['telesign', '3', '1', '1', '1', '1', '1'],
+    ]);
+    const m = /```sql phone-lookups\n([\s\S]*?)```/.exec(readFileSync('docs/data.md', 'utf8'))!;
+    const doc = await ch
+      .query({
+        query: m[1]!.replaceAll('org_00000000000000a1', org).replace('FROM scores', `FROM ${DB}.scores`),
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<Record<string, string | number>>());
+    expect(doc.map((r) => [r.provider, Number(r.lookups), Number(r.cache_hits), Number(r.refused)])).toEqual([
+      ['telesign', 3, 1, 1],
+    ]);
   });
 
   it('counts one row per answer: a retried request once, keyless scores each, other orgs apart', async () => {
@@ -392,6 +437,76 @@ describe('ClickHouse 26.x (chDB): schema and every query', () => {
       const left = await r.keys(`${prefix}:*`);
       if (left.length > 0) await r.del(...left);
       r.disconnect();
+    }
+  });
+
+  it('copies list changes as the audit sink does, once each', async () => {
+    // A Redis of the test's own: the drain reads every organisation's outbox it finds.
+    const server = await PrivateRedis.start();
+    const r = createRedis(server.url);
+    try {
+      const store = new OrgListStore(r);
+      const org = 'org_00000000000000ab';
+      const entry = { kind: 'ip' as const, value: '81.2.69.160', effect: 'deny' as const, reason: "o'brien" };
+      await store.add(org, [entry], 'key:key_1');
+      await store.replace(org, [entry, { ...entry, value: '81.2.69.161' }], 'user:a@example.test');
+      await store.remove(org, ['ip:81.2.69.161'], 'operator:ops');
+      const pending = await store.outbox(org, 10);
+      const drain = new ListChangesDrain({ store, ch, database: DB, log: createLogger('test', 'silent') });
+      await expect(drain.drain()).resolves.toBe(3);
+      // A copy made again (the sink stopped between insert and trim) is the same change.
+      await ch.insert({
+        table: `${DB}.list_changes`,
+        values: [listChangeRow(pending[0]!.change!)],
+        format: 'JSONEachRow',
+      });
+      const rows = await ch
+        .query({
+          query: `SELECT action, actor, entries, entries_before, value, reason FROM ${DB}.list_changes FINAL WHERE org_id = '${org}' ORDER BY action`,
+          format: 'JSONEachRow',
+        })
+        .then((rs) => rs.json());
+      expect(rows).toEqual([
+        {
+          action: 'add',
+          actor: 'key:key_1',
+          entries: 1,
+          entries_before: 0,
+          value: '81.2.69.160',
+          reason: "o'brien",
+        },
+        {
+          action: 'remove',
+          actor: 'operator:ops',
+          entries: 1,
+          entries_before: 0,
+          value: '81.2.69.161',
+          reason: "o'brien",
+        },
+        {
+          action: 'replace',
+          actor: 'user:a@example.test',
+          entries: 2,
+          entries_before: 1,
+          value: '',
+          reason: '',
+        },
+      ]);
+      await expect(store.outbox(org, 10)).resolves.toEqual([]);
+      // docs/data.md's query of one organisation's changes (its `sql lists` block), as written.
+      const documented = /```sql lists\n([\s\S]*?)```/.exec(readFileSync('docs/data.md', 'utf8'))![1]!;
+      const listed = await ch
+        .query({
+          query: documented
+            .replace('FROM list_changes', `FROM ${DB}.list_changes`)
+            .replace(/org_[0-9a-f]{16}/, org),
+          format: 'JSONEachRow',
+        })
+        .then((rs) => rs.json());
+      expect(listed).toHaveLength(3);
+    } finally {
+      r.disconnect();
+      await server.stop();
     }
   });
 

@@ -21,6 +21,8 @@ import { CorrectionStore, loadCorrections, parseCorrection } from '../../shared/
 import { newOutcomeId, newScoreId } from '../../shared/ids.ts';
 import { digestKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
+import { LISTS_CHANGED_CHANNEL, listKey, ORGS_CHANGED_CHANNEL } from '../../shared/orgs/keyspace.ts';
 import {
   dailyUsageKey,
   legacyUserByEmailKey,
@@ -30,6 +32,7 @@ import {
 } from '../../shared/portal/keyspace.ts';
 import { ActivityWriter } from '../../services/audit-sink/activity.ts';
 import { ActivityStore } from '../../services/portal/activity.ts';
+import { fieldKey, usedKey } from '../../shared/capabilities/phone-live-lookup/cache.ts';
 import { AuditRecordEnvelope } from '../../shared/audit/record.ts';
 
 import { UserStore } from '../../shared/portal/users.ts';
@@ -240,14 +243,15 @@ describe('Redis ACL users of the compose deployment', () => {
           };
           if (!selector) return [row];
           const inner = selector[1]!.trim().split(/\s+/);
+          const channel = (t: string) => t === 'resetchannels' || t.startsWith('&');
           return [
             row,
             {
               user: `${name} (selector)`,
               login: [],
               keys: inner.filter((t) => t.includes('~')),
-              channels: [],
-              commands: inner.filter((t) => !t.includes('~')),
+              channels: inner.filter(channel),
+              commands: inner.filter((t) => !t.includes('~') && !channel(t)),
             },
           ];
         });
@@ -335,6 +339,12 @@ describe('Redis ACL users of the compose deployment', () => {
     await expect(portal.get('frs:cap:current:ip_tor_exit')).rejects.toThrow(NOPERM);
     await expect(portal.hset('frs:cap:ledger-votes:abc', 'org_a', '1')).rejects.toThrow(NOPERM);
     await expect(portal.lrange('frs:refresher:wait', 0, -1)).rejects.toThrow(NOPERM);
+    // The month's phone lookups (the usage panel) are the API's to count and the portal's to read;
+    // a number's cached fields are neither's business here.
+    const lookups = usedKey('frs:cap', org.org_id, Date.now());
+    await expect(portal.get(lookups)).resolves.toBeNull();
+    await expect(portal.incr(lookups)).rejects.toThrow(NOPERM);
+    await expect(portal.hget(fieldKey('frs:cap', 'abc', 'sim_swap'), 'v')).rejects.toThrow(NOPERM);
   });
 
   it("the sink's ledger learner writes outcome votes and quotas, and can touch nothing else", async () => {
@@ -406,6 +416,46 @@ describe('Redis ACL users of the compose deployment', () => {
     await expect(as.sink().hgetall(admin.key)).rejects.toThrow(NOPERM);
     await admin.remove({ ...c, reason: 'done' });
     expect(await admin.list()).toEqual([]);
+  });
+
+  it('lists: the API, the portal and the admin CLI change them, nodes load them, the sink drains their audit', async () => {
+    const { org } = await orgWithKey();
+    const orgId = org.org_id;
+    const entry = (value: string) => ({
+      kind: 'ip' as const,
+      value,
+      effect: 'deny' as const,
+      reason: 'acl test',
+    });
+    const api = new OrgListStore(as.api());
+    await api.add(orgId, [entry('192.0.2.1')], 'key:key_acl');
+    await new OrgListStore(as.portal()).replace(
+      orgId,
+      [entry('192.0.2.2'), entry('192.0.2.3')],
+      'user:a@example.test',
+    );
+    await new OrgListStore(as.admin()).remove(orgId, ['ip:192.0.2.2'], 'operator:ops');
+    // What a node does: the index, each list in HSCAN slices with its version, the announcements.
+    expect(await api.orgsWithLists()).toContain(orgId);
+    expect((await api.snapshot(orgId)).entries.map((e) => e.value)).toEqual(['192.0.2.3']);
+    await expect(as.api().subscribe(LISTS_CHANGED_CHANNEL)).resolves.toBe(1);
+    // It announces list changes, and nothing else through its selector.
+    await expect(as.api().publish(LISTS_CHANGED_CHANNEL, orgId)).resolves.toBeTypeOf('number');
+    await expect(as.api().publish(ORGS_CHANGED_CHANNEL, orgId)).rejects.toThrow(NOPERM);
+    // The sink reads the outbox and deletes what ClickHouse took; the lists are not its.
+    const sink = new OrgListStore(as.sink());
+    const records = await sink.outbox(orgId, 10);
+    expect(records.map((r) => r.change?.action)).toEqual(['add', 'replace', 'remove']);
+    await expect(
+      sink.acknowledge(
+        orgId,
+        records.map((r) => r.id),
+      ),
+    ).resolves.toBe(3);
+    await expect(sink.list(orgId)).rejects.toThrow(NOPERM);
+    await expect(sink.add(orgId, [entry('192.0.2.9')], 'operator:x')).rejects.toThrow(NOPERM);
+    // No other service reads them.
+    await expect(as.refresher().hgetall(listKey(orgId))).rejects.toThrow(NOPERM);
   });
 
   it('on the cache server, API nodes keep explain copies and recent-score indexes; the portal only reads copies', async () => {

@@ -19,6 +19,7 @@ import { newOutcomeId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { keysLastUsedKey } from '../../shared/orgs/keyspace.ts';
 import { OrgStore } from '../../shared/orgs/store.ts';
+import { OrgListStore } from '../../shared/orgs/lists-store.ts';
 import { OUTCOME_RECORD_VERSION } from '../../shared/outcomes/record.ts';
 import { permanentKey } from '../../shared/redis-keys.ts';
 import { cfg as testCfg, freshAddress, freshMobile, scoreCall } from '../../infra/harness/fixtures.ts';
@@ -79,6 +80,12 @@ describe('Redis keys expire unless they are on the permanent list', () => {
     const { api_key: apiKey } = await store.createKey(org.org_id);
     // As an operator does once per Redis: the nodes load keys from the index, never by SCAN.
     await store.indexKeys();
+    // An organisation's lists, through each kind of change (a replace writes a temporary hash).
+    const lists = new OrgListStore(r);
+    const listed = { kind: 'ip' as const, value: '192.0.2.1', effect: 'deny' as const, reason: 'expiry' };
+    await lists.add(org.org_id, [listed], 'operator:expiry');
+    await lists.replace(org.org_id, [listed, { ...listed, value: '192.0.2.2' }], 'operator:expiry');
+    await lists.remove(org.org_id, ['ip:192.0.2.2'], 'operator:expiry');
     node = await startNode(env);
 
     const phone = freshMobile();

@@ -18,8 +18,8 @@ import { scripted } from './scripts.ts';
 
 export interface AdmissionControl {
   /**
-   * `scope` 'score' (the default) is rate-limited and billed; 'outcomes' is rate-limited in a
-   * window of its own, never billed, with Idempotency-Keys of its own.
+   * `scope` 'score' (the default) is rate-limited and billed; 'outcomes' and 'lists' are each
+   * rate-limited in a window of its own, never billed, with Idempotency-Keys of its own.
    */
   admit(
     principal: Principal,

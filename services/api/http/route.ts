@@ -7,30 +7,37 @@ import {
   type OperationDefinition,
   type ParamDefinition,
 } from '../../../shared/contract/operation.ts';
-import { idempotencyKeyErrors, validateRequest } from '../../../shared/contract/validation.ts';
+import {
+  capErrors,
+  idempotencyKeyErrors,
+  issuesToErrors,
+  validateRequest,
+} from '../../../shared/contract/validation.ts';
 import type { Authenticator, Principal } from '../auth.ts';
 import type { CallerBudget } from './caller-budget.ts';
 import { methodNotAllowed } from './errors.ts';
 import { idempotencyKeyOf, validatedKey } from './idempotency-key.ts';
-import { jsonBody } from './json-body.ts';
+import { csvBodyOf, jsonBodyOf, MAX_BODY_BYTES } from './json-body.ts';
 
 type Auth = OperationDefinition['auth'];
 
 /** What a route's handler is given: the request, validated against the route's definition. */
-export interface RouteInput<A extends Auth, B, P extends string> {
+export interface RouteInput<A extends Auth, B, P extends string, Q = unknown> {
   /** The caller's key and organisation; a public route has none. */
   principal: A extends 'bearer' ? Principal : undefined;
-  /** The body as the schema parsed it (unknown for a route without one). */
+  /** The body as the schema parsed it (a text body as sent; unknown for a route without one). */
   body: B;
   params: Record<P, string>;
+  /** The query as the route's query schema parsed it. */
+  query: Q;
   /** The Idempotency-Key, sent once and well formed (anything else was a 422 already). */
   idempotencyKey: string | undefined;
   /** When the route's own work began, after the body was read: where `latency_ms` starts. */
   startedAt: number;
 }
 
-export type RouteHandler<A extends Auth, B, P extends string> = (
-  input: RouteInput<A, B, P>,
+export type RouteHandler<A extends Auth, B, P extends string, Q = unknown> = (
+  input: RouteInput<A, B, P, Q>,
   res: Response,
   req: Request,
 ) => void | Promise<void>;
@@ -41,16 +48,20 @@ export interface RouteDefinition<
   A extends Auth,
   B extends z.ZodType,
   P extends string,
+  Q extends z.ZodObject = z.ZodObject,
 > extends OperationDefinition<B> {
   auth: A;
   params?: Record<P, ParamDefinition>;
+  query?: Q;
+  /** The largest body the route reads (JSON or text); 64 KiB unless said. */
+  maxBodyBytes?: number;
   /**
    * After authentication, the organisation's budget of refused requests (caller-budget.ts);
    * `explain` caps the lookups a second too. Bearer routes only; `organisation` unless said.
    */
   budget?: 'organisation' | 'explain';
   /** Given the app's dependencies once, when the route is mounted. */
-  handler: (deps: D) => RouteHandler<A, z.output<B>, P>;
+  handler: (deps: D) => RouteHandler<A, z.output<B>, P, z.output<Q>>;
 }
 
 /** What every authenticated route uses, whatever its own dependencies. */
@@ -97,22 +108,30 @@ function validParams(op: OperationDefinition, req: Request): Record<string, stri
 }
 
 /**
- * The request checks a definition implies, in order: path parameters (404), then the body and
- * the Idempotency-Key header together (one 422 listing every violation of both).
+ * The request checks a definition implies, in order: path parameters (404), then the query, the
+ * body and the Idempotency-Key header together (one 422 listing every violation of them). A text
+ * body is handed on as read: its handler checks it.
  */
 function validInput(op: OperationDefinition, req: Request) {
   const params = validParams(op, req);
   const header = op.idempotencyKey === undefined ? undefined : idempotencyKeyOf(req);
-  let body: unknown;
+  const query = op.query?.safeParse(req.query);
+  const errors = query && !query.success ? issuesToErrors(query.error.issues) : [];
+  let body: unknown = op.textBody ? req.body : undefined;
   if (op.body) {
     const validated = validateRequest(op.body.schema, req.body, header);
-    if (!validated.ok) throw new ApiError(422, validated.errors);
-    body = validated.request;
-  } else {
-    const errors = idempotencyKeyErrors(header);
-    if (errors.length > 0) throw new ApiError(422, errors);
-  }
-  return { params, body, idempotencyKey: validatedKey(header) };
+    if (validated.ok) body = validated.request;
+    else errors.push(...validated.errors);
+  } else errors.push(...idempotencyKeyErrors(header));
+  if (errors.length > 0) throw new ApiError(422, capErrors(errors));
+  return { params, query: query?.data, body, idempotencyKey: validatedKey(header) };
+}
+
+/** The reader of the route's body, if it takes one. */
+function bodyReaders(op: OperationDefinition, maxBytes: number): RequestHandler[] {
+  if (op.body) return [jsonBodyOf(maxBytes)];
+  if (op.textBody) return [csvBodyOf(maxBytes)];
+  return [];
 }
 
 /**
@@ -120,15 +139,19 @@ function validInput(op: OperationDefinition, req: Request) {
  * the Express route and its request validation are all derived. Register it with one line in
  * services/api/routes/api-routes.ts. A definition whose path and params disagree throws here.
  */
-export function defineRoute<D, A extends Auth, B extends z.ZodType = z.ZodType, P extends string = never>(
-  definition: RouteDefinition<D, A, B, P>,
-): ApiRoute<A extends 'bearer' ? D & MountDeps : D> {
-  const { handler, budget = 'organisation', ...operation } = definition;
+export function defineRoute<
+  D,
+  A extends Auth,
+  B extends z.ZodType = z.ZodType,
+  P extends string = never,
+  Q extends z.ZodObject = z.ZodObject,
+>(definition: RouteDefinition<D, A, B, P, Q>): ApiRoute<A extends 'bearer' ? D & MountDeps : D> {
+  const { handler, budget = 'organisation', maxBodyBytes = MAX_BODY_BYTES, ...operation } = definition;
   checkParams(operation);
   return {
     operation,
     handlers(deps) {
-      const serve = handler(deps as D) as RouteHandler<Auth, unknown, string>;
+      const serve = handler(deps as D) as RouteHandler<Auth, unknown, string, unknown>;
       // Typed by `auth`: a bearer route's deps include MountDeps (see the return type).
       const mount = deps as MountDeps;
       const run: RequestHandler = async (req, res) => {
@@ -138,7 +161,7 @@ export function defineRoute<D, A extends Auth, B extends z.ZodType = z.ZodType, 
       };
       return [
         ...(operation.auth === 'bearer' ? [mount.auth.middleware(), mount.budget[budget]] : []),
-        ...(operation.body ? [jsonBody] : []),
+        ...bodyReaders(operation, maxBodyBytes),
         run,
       ];
     },

@@ -1,5 +1,7 @@
 import { explainRoute } from './explain.ts';
 import { healthRoute, livezRoute, readyzRoute } from './health.ts';
+import { downloadListRoute, listEntriesRoute } from './lists-read.ts';
+import { addListEntriesRoute, removeListEntriesRoute, replaceListRoute } from './lists-write.ts';
 import { openApiRoute } from './openapi.ts';
 import { outcomeRoute } from './outcomes.ts';
 import { scoreRoute } from './score.ts';
@@ -14,6 +16,11 @@ export const API_ROUTES = [
   scoreRoute,
   outcomeRoute,
   explainRoute,
+  listEntriesRoute,
+  downloadListRoute,
+  addListEntriesRoute,
+  removeListEntriesRoute,
+  replaceListRoute,
   healthRoute,
   livezRoute,
   readyzRoute,

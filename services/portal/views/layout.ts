@@ -21,6 +21,7 @@ export function layout(title: string, body: SafeHtml, session?: Session & { orgN
               ? html`<nav aria-label="Main">
                     <a href="/activity">Activity</a>
                     <a href="/keys">Keys</a>
+                    <a href="/lists">Lists</a>
                     <a href="/team">Team</a>
                   </nav>
                   <span class="who">${session.email} · ${session.orgName ?? session.org_id}</span>

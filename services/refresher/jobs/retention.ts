@@ -17,9 +17,11 @@ export function oldestKeptPartition(now: Date): number {
 
 /**
  * The monthly-partitioned tables kept 13 months: scores by scored_at, outcomes by received_at,
- * the ledger's scored subjects by day, withdrawals by when they were made.
+ * the ledger's scored subjects by day, withdrawals by when they were made, list changes by when
+ * they were made.
  */
-export type RetainedTable = 'scores' | 'outcomes' | 'scored_subjects' | 'outcome_withdrawals';
+export type RetainedTable =
+  'scores' | 'outcomes' | 'scored_subjects' | 'outcome_withdrawals' | 'list_changes';
 
 /**
  * How long ClickHouse waits for every host to run one ON CLUSTER drop before it answers with an
@@ -119,6 +121,7 @@ export function retentionJob(deps: RetentionDeps): RefresherJob {
         outcomesDropped: (await drop('outcomes')).dropped,
         scoredSubjectsDropped: (await drop('scored_subjects')).dropped,
         withdrawalsDropped: (await drop('outcome_withdrawals')).dropped,
+        listChangesDropped: (await drop('list_changes')).dropped,
       };
       deps.log.info(result, 'audit retention: expired partitions dropped');
       return result;
