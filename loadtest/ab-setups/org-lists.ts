@@ -15,7 +15,11 @@ const ROOT = join(import.meta.dirname, '../..');
 
 /** `n` entries of every kind in turn, each a distinct value; `listed` first (the bench's own subjects). */
 export function benchEntries(n: number, listed: readonly ListEntryInput[]): ListEntryInput[] {
-  const out = listed.slice(0, n);
+  const seen = new Set<string>();
+  // The draw repeats some subjects: each listed once.
+  const out = listed
+    .filter((e) => !seen.has(`${e.kind}:${e.value}`) && seen.add(`${e.kind}:${e.value}`))
+    .slice(0, n);
   const reason = 'bench entry';
   for (let i = 0; out.length < n; i++) {
     const effect = i % 2 === 0 ? 'allow' : 'deny';
@@ -24,7 +28,7 @@ export function benchEntries(n: number, listed: readonly ListEntryInput[]): List
       { kind: 'phone', value: `+4478${String(i).padStart(8, '0')}`, effect, reason },
       {
         kind: 'phone_prefix',
-        value: `+1${String(200 + (i % 800))}${String(i % 1000).padStart(3, '0')}`,
+        value: `+1${200_000_000 + i}`,
         effect,
         reason,
       },

@@ -169,7 +169,7 @@ export class Scorer {
 
   /**
    * The organisation's own list entry for the subject, from the lists this node holds in memory
-   * (never Redis on the request path), or undefined when the organisation has none. Only its own:
+   * (never Redis on the request path), or undefined when none names the subject. Only its own:
    * a node that could not load them answers degraded, with the lists it held before if any.
    */
   private listed(orgId: string, evidence: Evidence): OrgListsData | undefined {
@@ -182,6 +182,9 @@ export class Scorer {
       ...(ip?.asn ? { asn: Number(ip.asn.slice(2)) } : {}),
     };
     const match = held.lists?.match(subject, Date.now());
+    // No entry and nothing degraded: the score is exactly an organisation's without lists, and
+    // costs nothing more than the lookup (most of a caller's traffic is not on its lists).
+    if (!match && !held.degraded) return undefined;
     return { degraded: held.degraded, ...(match ? { match } : {}) };
   }
 

@@ -6,8 +6,9 @@ import type { ListEffect, ListMatch } from './types.ts';
 /**
  * What the scorer hands the finding for one request (services/api/scorer.ts): the organisation's
  * most specific live entry for the subject, if any, and whether the node could not load its
- * lists (then `match` is from the lists it held before, or absent). Absent altogether when the
- * organisation has no lists: no component, and the score is as it was without the feature.
+ * lists (then `match` is from the lists it held before, or absent). Absent altogether when no
+ * entry names the subject and nothing is degraded: no component, and the score is as it was
+ * without the feature.
  */
 export interface OrgListsData {
   match?: ListMatch;
@@ -17,7 +18,6 @@ export interface OrgListsData {
 const CODES = {
   ORG_LIST_ALLOW: "An entry of the organisation's allow list names the subject: the band is at most low.",
   ORG_LIST_DENY: "An entry of the organisation's deny list names the subject: the band is at least high.",
-  ORG_LIST_NO_ENTRY: "No live entry of the organisation's lists names the subject.",
 } as const;
 type Code = keyof typeof CODES;
 
@@ -44,7 +44,7 @@ export const orgLists = defineCapability({
   format:
     'Redis hash per organisation (entry id -> JSON entry), a version counter and a change stream, under the organisation hash tag (shared/orgs/lists-store.ts).',
   replay: {
-    verdicts: { ORG_LIST_ALLOW: 'neutral', ORG_LIST_DENY: 'neutral', ORG_LIST_NO_ENTRY: 'no_match' },
+    verdicts: { ORG_LIST_ALLOW: 'neutral', ORG_LIST_DENY: 'neutral' },
   },
   finding: (_evidence, data: OrgListsData | undefined) => listFinding(data),
 });
@@ -53,8 +53,8 @@ function listFinding(data: OrgListsData | undefined): CapabilityFinding<Code> | 
   if (data === undefined) return undefined;
   if (data.match)
     return { verdict: 'neutral', detail: data.match.effect === 'allow' ? 'ORG_LIST_ALLOW' : 'ORG_LIST_DENY' };
-  if (data.degraded) return { verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' };
-  return { verdict: 'no_match', detail: 'ORG_LIST_NO_ENTRY' };
+  // No entry names the subject: no component, as for an organisation without lists.
+  return data.degraded ? { verdict: 'unavailable', detail: 'SOURCE_UNAVAILABLE' } : undefined;
 }
 
 /**
