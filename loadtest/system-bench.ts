@@ -24,6 +24,8 @@
  * starved machine) are not errors: every figure is per score served, and the achieved rate and
  * the dropped iterations are in the table. Otherwise writes loadtest/results/system.md and
  * docs/performance/system-cost.svg (SYSTEM_OUT=<name>: <name>.md and <name>-cost.svg).
+ * The sink counts network velocity as a deployment's one group does; SYSTEM_VELOCITY=false leaves
+ * it out, so two runs tell what counting costs per score.
  * SYSTEM_COMPARE_PORTAL=<checkout>: a second portal from another checkout (a PORTAL_GROUP of its
  * own, for a checkout whose portal consumes scores.v1 itself) runs beside it, watched the same
  * way, for a before/after of the portal in one run.
@@ -78,6 +80,7 @@ if (SERVICES_ROOT) process.chdir(SERVICES_ROOT);
 /** Name of what it writes: loadtest/results/<OUT>.md and docs/performance/<OUT>-cost.svg. */
 const OUT = process.env.SYSTEM_OUT ?? 'system';
 const SHARED = process.env.SYSTEM_SHARED === '1';
+const VELOCITY = process.env.SYSTEM_VELOCITY !== 'false';
 const IDLE_S = 10;
 
 const log = (m: string) => console.error(`[system] ${m}`);
@@ -171,9 +174,16 @@ async function setUp(): Promise<void> {
   };
   apis = await Promise.all(['system-api-1', 'system-api-2'].map((id) => startApi({ ...env, NODE_ID: id })));
   services.push(...apis);
-  const sink = startSink({ ...env, AUDIT_SINK_GROUP: sinkGroup, AUDIT_SINK_ACTIVITY: 'true' });
+  // As a deployment runs its one sink group: feeding Activity and counting network velocity
+  // (SYSTEM_VELOCITY=false leaves counting out, for what it costs per score).
+  const sink = startSink({
+    ...env,
+    AUDIT_SINK_GROUP: sinkGroup,
+    AUDIT_SINK_ACTIVITY: 'true',
+    AUDIT_SINK_VELOCITY: VELOCITY ? 'true' : 'false',
+  });
   const refresher = spawnService('services/refresher/main.ts', env);
-  groups.push(sinkGroup, `${sinkGroup}-ledger`);
+  groups.push(sinkGroup, `${sinkGroup}-ledger`, ...(VELOCITY ? [`${sinkGroup}-velocity`] : []));
   const portal = await startPortal(env, SERVICES_ROOT ?? ROOT);
   await watch(portal.url, setupTokens[0]!);
   services.push(sink, refresher, portal);
