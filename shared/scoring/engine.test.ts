@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../contract/request.ts';
 import type { IpFacts } from '../resolution/ip.ts';
-import type { PhoneFacts } from '../resolution/phone.ts';
 import {
   actionFor,
   bandFor,
@@ -15,6 +14,7 @@ import {
   type ScoreVersion,
 } from './engine.ts';
 import { VERSION_DEFINITIONS } from './weights.ts';
+import { IMPOSSIBLE, MOBILE } from './fixtures.ts';
 
 const released = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
 const def = { ...released, bandFloors: released.bandFloors! };
@@ -35,24 +35,8 @@ const version: ScoreVersion = {
   },
 };
 
-const mobile: PhoneFacts = {
-  e164: '+4915712345678',
-  valid: true,
-  possible: true,
-  trunkZero: false,
-  allocated: true,
-  country_code: 'DE',
-  calling_code: '49',
-  ndc: '157',
-  line_type: 'mobile',
-};
-const impossible: PhoneFacts = {
-  e164: '+444012345678',
-  valid: false,
-  possible: true,
-  trunkZero: false,
-  allocated: false,
-};
+const mobile = MOBILE;
+const impossible = IMPOSSIBLE;
 const ip = (over: Partial<IpFacts> = {}): IpFacts => ({
   address: '81.2.69.142',
   version: 4,

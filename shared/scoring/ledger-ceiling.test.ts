@@ -8,11 +8,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../contract/request.ts';
 import type { IpFacts } from '../resolution/ip.ts';
-import type { PhoneFacts } from '../resolution/phone.ts';
 import type { Band, Tier } from '../vocabulary/score-terms.ts';
 import { score, type ScoreVersion } from './engine.ts';
 import type { RiskPosture } from '../vocabulary/scoring-input.ts';
 import type { Evidence, Reputation } from '../capabilities/evidence.ts';
+import { IMPOSSIBLE, MOBILE } from './fixtures.ts';
 import { replay, type ReplaySignature } from './replay.ts';
 import { tierEvidence } from './tier-evidence.ts';
 import { includedIn } from './tiers.ts';
@@ -22,24 +22,8 @@ const BAND_ORDER: readonly Band[] = ['minimal', 'low', 'medium', 'high', 'critic
 const rank = (b: Band) => BAND_ORDER.indexOf(b);
 const higher = (a: Band, b: Band): Band => (rank(a) >= rank(b) ? a : b);
 
-const mobile: PhoneFacts = {
-  e164: '+4915712345678',
-  valid: true,
-  possible: true,
-  trunkZero: false,
-  allocated: true,
-  country_code: 'DE',
-  calling_code: '49',
-  ndc: '157',
-  line_type: 'mobile',
-};
-const impossible: PhoneFacts = {
-  e164: '+444012345678',
-  valid: false,
-  possible: true,
-  trunkZero: false,
-  allocated: false,
-};
+const mobile = MOBILE;
+const impossible = IMPOSSIBLE;
 const ip = (over: Partial<IpFacts> = {}): IpFacts => ({
   address: '81.2.69.142',
   version: 4,

@@ -9,27 +9,11 @@ import { VPN_PROXY_KINDS } from '../capabilities/ip-vpn-proxy/index.ts';
 import { buildRangeSet } from '../resolution/range-set.ts';
 import type { IpFacts } from '../resolution/ip.ts';
 import { gatherEvidence } from './evidence.ts';
-import { score, type ScoreVersion } from './engine.ts';
+import { score } from './engine.ts';
 import { BENIGN_EXCLUSIONS } from '../vocabulary/benign-exclusions.ts';
-import { VERSION_DEFINITIONS } from './weights.ts';
+import { identityVersion } from './fixtures.ts';
 
-const released = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
-const version: ScoreVersion = {
-  ...released,
-  bandFloors: released.bandFloors!,
-  hash: 'test',
-  calibration: {
-    score_version: released.id,
-    method: 'test',
-    seed: 0,
-    population: 101,
-    quantiles: Array.from({ length: 101 }, (_, i) => i),
-    cdf: {
-      raw: Array.from({ length: 101 }, (_, i) => i),
-      below: Array.from({ length: 101 }, (_, i) => i / 100),
-    },
-  },
-};
+const version = identityVersion();
 
 // A format sample of the VPN/proxy feed: a relay range (from Apple's egress list) beside a VPN.
 const lists = {

@@ -1,50 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../contract/request.ts';
 import type { IpFacts } from '../../resolution/ip.ts';
-import type { PhoneFacts } from '../../resolution/phone.ts';
 import { score, type ScoreVersion } from '../../scoring/engine.ts';
 import { replay } from '../../scoring/replay.ts';
-import { VERSION_DEFINITIONS } from '../../scoring/weights.ts';
+import { identityVersion, IMPOSSIBLE, MOBILE } from '../../scoring/fixtures.ts';
 import type { Evidence } from '../evidence.ts';
 import { applyListMatch, orgLists, type OrgListsData } from './index.ts';
 
-const released = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
 /** Raw risk r ranks at r percent, so bands read off the points (2026.11.0: 20/40/60/80). */
-const version: ScoreVersion = {
-  ...released,
-  bandFloors: released.bandFloors!,
-  hash: 'test',
-  calibration: {
-    score_version: released.id,
-    method: 'test',
-    seed: 0,
-    population: 101,
-    quantiles: Array.from({ length: 101 }, (_, i) => i),
-    cdf: {
-      raw: Array.from({ length: 101 }, (_, i) => i),
-      below: Array.from({ length: 101 }, (_, i) => i / 100),
-    },
-  },
-};
+const version = identityVersion();
 
-const mobile: PhoneFacts = {
-  e164: '+4915712345678',
-  valid: true,
-  possible: true,
-  trunkZero: false,
-  allocated: true,
-  country_code: 'DE',
-  calling_code: '49',
-  ndc: '157',
-  line_type: 'mobile',
-};
-const impossible: PhoneFacts = {
-  e164: '+444012345678',
-  valid: false,
-  possible: true,
-  trunkZero: false,
-  allocated: false,
-};
+const mobile = MOBILE;
+const impossible = IMPOSSIBLE;
 const ip = (over: Partial<IpFacts> = {}): IpFacts => ({
   address: '81.2.69.142',
   version: 4,
