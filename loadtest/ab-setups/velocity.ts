@@ -13,10 +13,10 @@ import { publishSnapshots } from '../../infra/harness/snapshots.ts';
 import { VelocityCounter, type CountedScore } from '../../shared/capabilities/network-velocity/counter.ts';
 import { networkVelocity } from '../../shared/capabilities/network-velocity/index.ts';
 import { velocitySnapshot } from '../../shared/capabilities/network-velocity/publish.ts';
-import { SNAPSHOT_FORMAT } from '../../shared/capabilities/snapshot-format.ts';
 import { SnapshotStore } from '../../shared/capabilities/store.ts';
 import { SubjectKeys } from '../../shared/capabilities/subject-key.ts';
 import type { Redis } from 'ioredis';
+import { publishCountedTable } from '../../services/refresher/publish-counted.ts';
 import type { AbSetup, AbSetupContext } from './setup.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -48,22 +48,8 @@ export default async function velocity({ cfg, redis }: AbSetupContext): Promise<
   for (let i = 0; i < scores.length; i += 2_000) await counter.count(scores.slice(i, i + 2_000), now);
   const built = await velocitySnapshot(redis, prefix, Date.now());
   const store = new SnapshotStore(redis, prefix);
-  const name = networkVelocity.key;
-  const at = new Date().toISOString();
-  await store.publishBlob(
-    name,
-    {
-      version: `${Date.now()}-${built.digest.slice(0, 8)}`,
-      format: SNAPSHOT_FORMAT,
-      digest: built.digest,
-      entries: built.entries,
-      records: built.entries,
-      data_as_of: at,
-      built_at: at,
-    },
-    built.payload,
-    await store.current(name),
-  );
+  const current = await store.current(networkVelocity.key);
+  await publishCountedTable(store, networkVelocity.key, built, current, Date.now());
   console.error(`[ab] velocity table of ${built.entries} subjects under ${prefix}`);
   return {
     after: { env: { CAPABILITY_KEY_PREFIX: prefix } },

@@ -5,9 +5,13 @@
  * unchanged one is confirmed, and republished once a minute so that its counting time, which
  * decides which windows a node still reads, stays recent.
  */
-import { velocitySnapshot } from '../../shared/capabilities/network-velocity/publish.ts';
+import {
+  velocitySnapshot,
+  type CountedSnapshot,
+} from '../../shared/capabilities/network-velocity/publish.ts';
 import type { Capability } from '../../shared/capabilities/model.ts';
 import { SNAPSHOT_FORMAT } from '../../shared/capabilities/snapshot-format.ts';
+import type { CapabilityName } from '../../shared/capabilities/registry.ts';
 import type { SnapshotMeta } from '../../shared/capabilities/store.ts';
 import type { RedisClient } from '../../shared/clients/redis.ts';
 import type { SnapshotStore } from '../../shared/capabilities/store.ts';
@@ -46,24 +50,36 @@ export async function publishCounted(cap: Capability, deps: CountedDeps): Promis
       await store.confirm(name);
       return { outcome: 'unchanged', version: current.version };
     }
-    const at = new Date(now).toISOString();
-    const meta: SnapshotMeta = {
-      version: `${now}-${built.digest.slice(0, 8)}`,
-      format: SNAPSHOT_FORMAT,
-      digest: built.digest,
-      entries: built.entries,
-      records: built.entries,
-      // Counted up to now: the data is as old as this build.
-      data_as_of: at,
-      built_at: at,
-      ...(current ? { previous: current.version } : {}),
-    };
-    await store.publishBlob(name, meta, built.payload, current);
-    return { outcome: 'published', version: meta.version, entries: built.entries };
+    const version = await publishCountedTable(store, name, built, current, now);
+    return { outcome: 'published', version, entries: built.entries };
   } catch (err) {
     const message = `internal: ${errorMessage(err)}`;
     deps.log.warn({ capability: name, err: message }, 'capability refresh failed');
     await store.recordFailure(name, message).catch(() => undefined);
     throw err;
   }
+}
+
+/** Publishes a counted table built at `now` over `current`; returns its version. */
+export async function publishCountedTable(
+  store: SnapshotStore,
+  name: CapabilityName,
+  built: CountedSnapshot,
+  current: SnapshotMeta | undefined,
+  now: number,
+): Promise<string> {
+  const at = new Date(now).toISOString();
+  const meta: SnapshotMeta = {
+    version: `${now}-${built.digest.slice(0, 8)}`,
+    format: SNAPSHOT_FORMAT,
+    digest: built.digest,
+    entries: built.entries,
+    records: built.entries,
+    // Counted up to now: the data is as old as this build.
+    data_as_of: at,
+    built_at: at,
+    ...(current ? { previous: current.version } : {}),
+  };
+  await store.publishBlob(name, meta, built.payload, current);
+  return meta.version;
 }
