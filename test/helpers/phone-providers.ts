@@ -124,3 +124,23 @@ export function ordinaryTelesign(e164: string, asked: readonly string[], swapRis
     body = telesign.portingHistory(body, portDate ?? TELESIGN_NOT_PORTED);
   return body;
 }
+
+/** An API node's settings for a stand-in: each provider with the credentials its stand-in takes. */
+export function providerNodeEnv(provider: 'twilio' | 'telesign', url: string, secret: string) {
+  const common = { PHONE_LOOKUP_TIMEOUT_MS: '1000', PHONE_LOOKUP_BREAKER_RESET_MS: '1000' };
+  return provider === 'twilio'
+    ? {
+        ...common,
+        PHONE_LOOKUP_PROVIDER: 'twilio',
+        TWILIO_ACCOUNT_SID: 'AC_TEST',
+        TWILIO_AUTH_TOKEN: secret,
+        TWILIO_LOOKUP_URL: url,
+      }
+    : {
+        ...common,
+        PHONE_LOOKUP_PROVIDER: 'telesign',
+        TELESIGN_CUSTOMER_ID: 'CUST_TEST',
+        TELESIGN_API_KEY: secret,
+        TELESIGN_URL: url,
+      };
+}

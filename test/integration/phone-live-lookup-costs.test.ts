@@ -20,7 +20,13 @@ import { startSink, type Service } from '../../infra/harness/processes.ts';
 import { sinkGroupAtEnd } from '../../infra/harness/sink-group.ts';
 import { waitFor } from '../../infra/harness/wait.ts';
 import { startNode, type InProcessNode } from '../helpers/in-process.ts';
-import { ordinaryTwilio, telesignStandIn, twilioStandIn, type StandIn } from '../helpers/phone-providers.ts';
+import {
+  ordinaryTwilio,
+  telesignStandIn,
+  twilioStandIn,
+  type StandIn,
+  providerNodeEnv,
+} from '../helpers/phone-providers.ts';
 import { completeSetup, cookiePair, startPortal, type PortalNode } from '../helpers/portal.ts';
 
 const run = randomUUID().slice(0, 8);
@@ -53,22 +59,9 @@ describe('phone lookup costs', () => {
 
   beforeAll(async () => {
     [tw, ts] = await Promise.all([twilioStandIn(), telesignStandIn()]);
-    const common = { PHONE_LOOKUP_TIMEOUT_MS: '1000', PHONE_LOOKUP_BREAKER_RESET_MS: '1000' };
     [twNode, tsNode, portal] = await Promise.all([
-      startNode({
-        ...common,
-        PHONE_LOOKUP_PROVIDER: 'twilio',
-        TWILIO_ACCOUNT_SID: 'AC_TEST',
-        TWILIO_AUTH_TOKEN: `token-${run}`,
-        TWILIO_LOOKUP_URL: tw.url,
-      }),
-      startNode({
-        ...common,
-        PHONE_LOOKUP_PROVIDER: 'telesign',
-        TELESIGN_CUSTOMER_ID: 'CUST_TEST',
-        TELESIGN_API_KEY: `key-${run}`,
-        TELESIGN_URL: ts.url,
-      }),
+      startNode(providerNodeEnv('twilio', tw.url, `token-${run}`)),
+      startNode(providerNodeEnv('telesign', ts.url, `key-${run}`)),
       startPortal(),
     ]);
     sink = startSink(await sinkGroupAtEnd());

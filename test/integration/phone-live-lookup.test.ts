@@ -16,6 +16,7 @@ import {
   telesignStandIn,
   twilioStandIn,
   type StandIn,
+  providerNodeEnv,
 } from '../helpers/phone-providers.ts';
 import { twilio } from '../../shared/capabilities/phone-live-lookup/fixtures.ts';
 
@@ -59,22 +60,9 @@ describe('live phone lookups', () => {
 
   beforeAll(async () => {
     [tw, ts] = await Promise.all([twilioStandIn(), telesignStandIn()]);
-    const common = { PHONE_LOOKUP_TIMEOUT_MS: '1000', PHONE_LOOKUP_BREAKER_RESET_MS: '1000' };
     [twNode, tsNode] = await Promise.all([
-      startNode({
-        ...common,
-        PHONE_LOOKUP_PROVIDER: 'twilio',
-        TWILIO_ACCOUNT_SID: 'AC_TEST',
-        TWILIO_AUTH_TOKEN: `token-${run}`,
-        TWILIO_LOOKUP_URL: tw.url,
-      }),
-      startNode({
-        ...common,
-        PHONE_LOOKUP_PROVIDER: 'telesign',
-        TELESIGN_CUSTOMER_ID: 'CUST_TEST',
-        TELESIGN_API_KEY: `key-${run}`,
-        TELESIGN_URL: ts.url,
-      }),
+      startNode(providerNodeEnv('twilio', tw.url, `token-${run}`)),
+      startNode(providerNodeEnv('telesign', ts.url, `key-${run}`)),
     ]);
     notOptedIn = await orgWithKey('bureau', { rateRps: 1000 });
     optedIn = await orgWithKey('bureau', { rateRps: 1000 });
