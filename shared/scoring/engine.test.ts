@@ -14,26 +14,12 @@ import {
   type ScoreVersion,
 } from './engine.ts';
 import { VERSION_DEFINITIONS } from './weights.ts';
-import { IMPOSSIBLE, MOBILE } from './fixtures.ts';
+import { identityVersion, IMPOSSIBLE, MOBILE } from './fixtures.ts';
 
 const released = VERSION_DEFINITIONS.find((v) => v.id === '2026.11.0')!;
 const def = { ...released, bandFloors: released.bandFloors! };
 /** A calibration where raw risk r ranks at exactly r percent (for raws 0..100), to read results easily. */
-const version: ScoreVersion = {
-  ...def,
-  hash: 'test',
-  calibration: {
-    score_version: def.id,
-    method: 'test',
-    seed: 0,
-    population: 101,
-    quantiles: Array.from({ length: 101 }, (_, i) => i),
-    cdf: {
-      raw: Array.from({ length: 101 }, (_, i) => i),
-      below: Array.from({ length: 101 }, (_, i) => i / 100),
-    },
-  },
-};
+const version: ScoreVersion = identityVersion(def.id);
 
 const mobile = MOBILE;
 const impossible = IMPOSSIBLE;
