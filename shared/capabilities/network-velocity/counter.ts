@@ -7,6 +7,7 @@
  *                                        10 minutes, hour and day; expires 31 days after its last score
  *   {prefix}:velocity:hot                sorted set: the digests at least MIN_ORGANISATIONS
  *                                        organisations scored within 30 days, by their last score (ms);
+ *                                        trimmed of older ones at most once a minute per counter;
  *                                        expires 31 days after its last addition
  *
  * Exact sets, not HyperLogLog: the decision is made at 3 organisations, where exactness matters
@@ -61,6 +62,9 @@ export class VelocityCounter {
   private readonly prefix: string;
   private readonly keys: SubjectKeys;
   private readonly excluded: ReadonlySet<string>;
+  /** Organisation tags by id: a keyed digest each, and a deployment has few organisations. */
+  private readonly tags = new Map<string, string>();
+  private trimmedAtMs = 0;
 
   /** `excluded`: organisations (test or sandbox tenants) whose scores are not counted (VELOCITY_EXCLUDED_ORGS). */
   constructor(
@@ -81,7 +85,7 @@ export class VelocityCounter {
     const hot = new Map<string, number>();
     for (const s of scores) {
       if (this.excluded.has(s.orgId)) continue;
-      const tag = organisationTag(this.keys, s.orgId);
+      const tag = this.tagOf(s.orgId);
       for (const { canonical } of velocitySubjects(s.subject)) {
         const digest = this.keys.key(canonical);
         writes.push(
@@ -107,8 +111,23 @@ export class VelocityCounter {
       // Like every subject's hash: gone a month and a day after its last hot subject.
       await this.redis.pexpire(velocityHotKey(this.prefix), LIFETIME_MS);
     }
-    await this.redis.zremrangebyscore(velocityHotKey(this.prefix), '-inf', nowMs - MONTH_MS);
+    // The refresher reads the hot set by score, so what is older than a month only costs memory
+    // until trimmed: once a minute is plenty.
+    if (nowMs - this.trimmedAtMs >= 60_000) {
+      await this.redis.zremrangebyscore(velocityHotKey(this.prefix), '-inf', nowMs - MONTH_MS);
+      this.trimmedAtMs = nowMs;
+    }
     return writes.length;
+  }
+
+  private tagOf(orgId: string): string {
+    let tag = this.tags.get(orgId);
+    if (tag === undefined) {
+      if (this.tags.size >= 100_000) this.tags.clear();
+      tag = organisationTag(this.keys, orgId);
+      this.tags.set(orgId, tag);
+    }
+    return tag;
   }
 }
 
