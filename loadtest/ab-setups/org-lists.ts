@@ -58,7 +58,17 @@ export default async function orgLists({ redis, store }: AbSetupContext): Promis
     const org = await store.createOrg({ name: 'ab-lists', tier: 'bureau', rateRps: 1_000_000, credits: 1e9 });
     if (entries > 0)
       await new OrgListStore(redis).replace(org.org_id, benchEntries(entries, listed), 'operator:ab-bench');
-    return { apiKey: (await store.createKey(org.org_id)).api_key };
+    return { orgId: org.org_id, side: { apiKey: (await store.createKey(org.org_id)).api_key } };
   };
-  return { before: await side(0), after: await side(Number(process.env.ENTRIES ?? 100_000)) };
+  const before = await side(0);
+  const after = await side(Number(process.env.ENTRIES ?? 100_000));
+  return {
+    before: before.side,
+    after: after.side,
+    // Every API node loads every organisation's lists: left behind, the 100,000 entries would sit
+    // in the heap of every node that later runs on this Redis, benches included.
+    teardown: async () => {
+      await new OrgListStore(redis).replace(after.orgId, [], 'operator:ab-bench');
+    },
+  };
 }
