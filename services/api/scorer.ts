@@ -176,10 +176,11 @@ export class Scorer {
     const held = this.deps.lists?.forOrg(orgId);
     if (!held || (!held.lists && !held.degraded)) return undefined;
     const { phone, ip } = evidence;
+    // One object of one shape (no spreads): this runs on every score of an organisation with lists.
     const subject = {
-      ...(phone ? { e164: phone.e164 } : {}),
-      ...(ip ? { ip: ip.address } : {}),
-      ...(ip?.asn ? { asn: Number(ip.asn.slice(2)) } : {}),
+      e164: phone?.e164,
+      ip: ip?.address,
+      asn: ip?.asn ? Number(ip.asn.slice(2)) : undefined,
     };
     const match = held.lists?.match(subject, Date.now());
     // No entry and nothing degraded: the score is exactly an organisation's without lists, and

@@ -208,7 +208,10 @@ class ListIndex implements OrgListsView {
   readonly v6Cidrs = new NestedRanges<string>();
   readonly asns = new Map<number, Slot>();
 
-  match(subject: { e164?: string; ip?: string; asn?: number }, nowMs: number): ListMatch | undefined {
+  match(
+    subject: { e164?: string | undefined; ip?: string | undefined; asn?: number | undefined },
+    nowMs: number,
+  ): ListMatch | undefined {
     const phone = subject.e164 === undefined ? undefined : this.matchPhone(subject.e164, nowMs);
     const ip =
       subject.ip === undefined && subject.asn === undefined ? undefined : this.matchNetwork(subject, nowMs);
@@ -221,7 +224,10 @@ class ListIndex implements OrgListsView {
     return live(this.phones.get(e164), nowMs) ?? this.prefixes.match(e164, nowMs);
   }
 
-  private matchNetwork(subject: { ip?: string; asn?: number }, nowMs: number): ListMatch | undefined {
+  private matchNetwork(
+    subject: { ip?: string | undefined; asn?: number | undefined },
+    nowMs: number,
+  ): ListMatch | undefined {
     const key = subject.ip === undefined ? undefined : listAddressKey(subject.ip);
     const byAddress =
       key &&

@@ -65,7 +65,10 @@ export interface ListMatch {
 /** An organisation's lists as one API node holds them. */
 export interface OrgListsView {
   /** The most specific live entry for the subject, or undefined. */
-  match(subject: { e164?: string; ip?: string; asn?: number }, nowMs: number): ListMatch | undefined;
+  match(
+    subject: { e164?: string | undefined; ip?: string | undefined; asn?: number | undefined },
+    nowMs: number,
+  ): ListMatch | undefined;
 }
 
 /** What the scorer asks the node for each request: the org's lists, and whether they are current. */
