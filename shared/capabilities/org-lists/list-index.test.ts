@@ -131,6 +131,40 @@ describe('buildListIndex: the most specific entry wins', () => {
   });
 });
 
+describe('buildListIndex: numbers as keys', () => {
+  it('does not put a number shorter than a prefix under it, though its digits start the same', () => {
+    const lists = index(entry('phone_prefix', '+4477000', 'deny'));
+    expect(lists.match({ e164: '+447700' }, NOW)).toBeUndefined();
+    expect(lists.match({ e164: '+4477000' }, NOW)).toEqual({ effect: 'deny', kind: 'phone_prefix' });
+    expect(lists.match({ e164: '+447700099999999' }, NOW)).toEqual({ effect: 'deny', kind: 'phone_prefix' });
+    expect(lists.match({ e164: '+447700100000000' }, NOW)).toBeUndefined();
+  });
+
+  it('keeps fifteen-digit numbers exact, and reads nothing longer or not digits', () => {
+    const lists = index(entry('phone', '+999999999999999', 'deny'), entry('phone_prefix', '+9', 'allow'));
+    expect(lists.match({ e164: '+999999999999999' }, NOW)).toEqual({ effect: 'deny', kind: 'phone' });
+    expect(lists.match({ e164: '+999999999999998' }, NOW)).toEqual({ effect: 'allow', kind: 'phone_prefix' });
+    expect(lists.match({ e164: '+9999999999999999' }, NOW)).toBeUndefined();
+    expect(lists.match({ e164: '+99x' }, NOW)).toBeUndefined();
+  });
+
+  it('tells IPv6 addresses apart in every part of their key', () => {
+    const lists = index(
+      entry('ip', '2001:db8::1', 'deny'),
+      entry('ip', '2001:db8::1:0:0:1', 'allow'),
+      entry('cidr', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0/124', 'deny'),
+    );
+    expect(lists.match({ ip: '2001:db8::1' }, NOW)).toEqual({ effect: 'deny', kind: 'ip' });
+    expect(lists.match({ ip: '2001:db8::1:0:0:1' }, NOW)).toEqual({ effect: 'allow', kind: 'ip' });
+    expect(lists.match({ ip: '2001:db8:0:1::1' }, NOW)).toBeUndefined();
+    expect(lists.match({ ip: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff' }, NOW)).toEqual({
+      effect: 'deny',
+      kind: 'cidr',
+    });
+    expect(lists.match({ ip: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffef' }, NOW)).toBeUndefined();
+  });
+});
+
 describe('buildListIndex: expiry', () => {
   it('passes over an expired entry to the next most specific live one', () => {
     const lists = index(
