@@ -14,7 +14,8 @@
  * Saturation (closed loop, BENCH_VUS virtual users) first, then p50/p99 at 25 %, 50 % and 75 % of
  * each target's median saturation (open loop). The API nodes run with loadtest/runtime-probe.ts
  * preloaded: event-loop delay, GC pauses and RSS per step. Then one API node pinned to core 1
- * against (d) pinned the same way (both with BENCH_PINNED_FLAGS, default --single-threaded-gc), at
+ * against (d) pinned the same way (both with BENCH_PINNED_FLAGS, default
+ * --v8-pool-size=1 --max-semi-space-size=16), at
  * a quarter of (c)'s pinned saturation, with how busy each core was; then (c) at half its
  * saturation with a private Kafka up and then
  * stopped, and the audit sink on its own. Writes loadtest/results/bench.md and bench.png only when
@@ -70,12 +71,17 @@ const roundLog: { round: number; target: string; rps: number; cpuUs: number; sta
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SHIELD = process.env.BENCH_SHIELD !== '0';
 /**
- * Runtime flags of both pinned servers, (c) and (d) alike. A node with one core of its own runs
- * V8's collector on that core alone (--single-threaded-gc): with its parallel and concurrent GC
- * threads on the same core, the main thread waits behind their time slices (docs/performance.md,
- * "The pinned tail"). BENCH_PINNED_FLAGS='' measures without.
+ * Runtime flags of both pinned servers, (c) and (d) alike, as docs/deployment.md ("An API node on
+ * one core") advises. One V8 helper thread (--v8-pool-size=1): four would take turns with the
+ * main thread on that core, and none (--single-threaded-gc) turns off concurrent and parallel
+ * marking, after which a saturated node's full collections evacuate some 45 MB in a 40-100 ms
+ * pause instead of 1-5 MB in 4-20 ms. A new space of at most 2 x 16 MiB: V8 grows it to 2 x 64
+ * MiB, whose scavenges took up to 34 ms at a quarter of saturation against 13-15 ms.
+ * `node loadtest/gc-trace.ts` measures both. BENCH_PINNED_FLAGS='' measures V8's defaults.
  */
-const PINNED_FLAGS = (process.env.BENCH_PINNED_FLAGS ?? '--single-threaded-gc').split(' ').filter(Boolean);
+const PINNED_FLAGS = (process.env.BENCH_PINNED_FLAGS ?? '--v8-pool-size=1 --max-semi-space-size=16')
+  .split(' ')
+  .filter(Boolean);
 
 interface Target {
   name: string;
