@@ -17,11 +17,17 @@
  * own, for an A/B of data or configuration on one checkout (`node loadtest/ab-bench.ts .`): a
  * populated velocity table, a configured phone provider, an organisation holding 100,000 list
  * entries. See loadtest/ab-setups/setup.ts.
+ *
+ * ONE_NODE=1, for a setup whose sides differ only in the organisation they score for: both sides
+ * score on one node, so the comparison carries no difference between two processes' compiled
+ * code (two identical nodes differ by several per cent in CPU per request, and not always the same
+ * way). Rounds alternate which side goes first, and the report adds the median of the rounds'
+ * after/before ratios of CPU per request.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createRedis } from '../shared/clients/redis.ts';
 import { loadConfig } from '../shared/config.ts';
 import { OrgStore } from '../shared/orgs/store.ts';
@@ -43,6 +49,7 @@ const DURATION = process.env.DURATION ?? '10s';
 const MODE = process.env.MODE === 'saturate' ? 'saturate' : 'rate';
 const VUS = process.env.VUS ?? '32';
 const PIN = process.env.PIN === '1';
+const ONE_NODE = process.env.ONE_NODE === '1';
 const onCore = (core: number) => (PIN ? ['taskset', '-c', String(core)] : []);
 
 const cfg = loadConfig();
@@ -79,7 +86,17 @@ const targets = [
     apiKey: setup.after?.apiKey ?? apiKey,
   },
 ];
-const nodes = targets.map((t) => {
+if (
+  ONE_NODE &&
+  (resolve(before) !== ROOT || targets.some((t) => t.flags.length > 0 || Object.keys(t.env).length > 0))
+) {
+  console.error(
+    'ONE_NODE=1 compares organisations on one node: run it on `.`, with no flags or environment per side',
+  );
+  process.exit(2);
+}
+// With ONE_NODE both sides score on the `after` node.
+const nodes = (ONE_NODE ? targets.slice(1) : targets).map((t) => {
   const cmd = [...onCore(1), process.execPath, ...t.flags, join(t.root, 'services/api/main.ts')];
   return spawn(cmd[0]!, cmd.slice(1), {
     cwd: t.root,
@@ -94,6 +111,8 @@ const nodes = targets.map((t) => {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 });
+if (ONE_NODE) targets[0]!.port = targets[1]!.port;
+const nodeOf = (i: number) => nodes[ONE_NODE ? 0 : i]!;
 for (const t of targets) {
   for (let i = 0; i < 900; i++) {
     const ok = await fetch(`http://127.0.0.1:${t.port}/readyz`).then(
@@ -137,12 +156,16 @@ function run(port: number, pid: number, duration: string, key: string) {
   };
 }
 const unshield = PIN ? shieldCore(1, stackPids(cfg)) : () => {};
-targets.forEach((t, i) => run(t.port, nodes[i]!.pid!, '5s', t.apiKey)); // unmeasured warm-up
+targets.forEach((t, i) => run(t.port, nodeOf(i).pid!, '5s', t.apiKey)); // unmeasured warm-up
 type Round = ReturnType<typeof run>;
 const rounds: Record<string, Round[]> = { before: [], after: [] };
 for (let r = 1; r <= ROUNDS; r++) {
-  targets.forEach((t, i) => {
-    const s = run(t.port, nodes[i]!.pid!, DURATION, t.apiKey);
+  // Odd rounds before first, even rounds after first: whatever the second step of a round meets
+  // (a warmer cache, a collection the first one left) falls on each side alike.
+  const order = r % 2 === 1 ? [0, 1] : [1, 0];
+  order.forEach((i) => {
+    const t = targets[i]!;
+    const s = run(t.port, nodeOf(i).pid!, DURATION, t.apiKey);
     rounds[t.name]!.push(s);
     console.error(
       `[ab] round ${r} ${t.name}: ${s.rps.toFixed(0)} req/s, ${s.cpuUs.toFixed(0)} µs CPU per request, ` +
@@ -155,6 +178,11 @@ for (const n of nodes) n.kill('SIGTERM');
 await setup.teardown?.();
 redis.disconnect();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ratios = rounds.after!.map((a, i) => a.cpuUs / rounds.before![i]!.cpuUs);
+console.log(
+  `CPU per request, after/before: median of the rounds' ratios ${median(ratios).toFixed(3)} ` +
+    `(${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})${ONE_NODE ? ', both sides on one node' : ''}`,
+);
 for (const [name, xs] of Object.entries(rounds)) {
   const failed = Math.max(...xs.map((x) => x.failed));
   console.log(
