@@ -19,4 +19,5 @@ COPY infra/feeds ./infra/feeds
 RUN mkdir -p /var/lib/frs /app/.stack && chown node:node /var/lib/frs /app/.stack
 USER node
 EXPOSE 8080
-CMD ["node", "services/api/main.ts"]
+# The API node's runtime flags (services/api/runtime-flags.ts); the other services override CMD.
+CMD ["node", "--v8-pool-size=1", "--max-semi-space-size=16", "services/api/main.ts"]

@@ -36,6 +36,7 @@ import { freePort } from '../infra/harness/processes.ts';
 import type { AbSetup } from './ab-setups/setup.ts';
 import { cpuMicros } from './proc-cpu.ts';
 import { shieldCore, stackPids } from './core-shield.ts';
+import { API_NODE_FLAGS } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const before = process.argv[2];
@@ -67,7 +68,8 @@ if (!existsSync(subjects)) execFileSync(process.execPath, [join(ROOT, 'loadtest/
 
 // NODE_FLAGS_BEFORE / NODE_FLAGS_AFTER: runtime flags of either node (space-separated), for an
 // A/B of a flag on one checkout (`node loadtest/ab-bench.ts .` with flags on one side).
-const flags = (v: string | undefined) => (v ?? '').split(' ').filter(Boolean);
+// Unset: the API node's own runtime flags (services/api/runtime-flags.ts); '' for V8's defaults.
+const flags = (v: string | undefined) => (v ?? API_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 const targets = [
   {
     name: 'before',

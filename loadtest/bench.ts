@@ -14,8 +14,7 @@
  * Saturation (closed loop, BENCH_VUS virtual users) first, then p50/p99 at 25 %, 50 % and 75 % of
  * each target's median saturation (open loop). The API nodes run with loadtest/runtime-probe.ts
  * preloaded: event-loop delay, GC pauses and RSS per step. Then one API node pinned to core 1
- * against (d) pinned the same way (both with BENCH_PINNED_FLAGS, default
- * --v8-pool-size=1 --max-semi-space-size=16), at
+ * against (d) pinned the same way, at
  * a quarter of (c)'s pinned saturation, with how busy each core was; then (c) at half its
  * saturation with a private Kafka up and then
  * stopped, and the audit sink on its own. Writes loadtest/results/bench.md and bench.png only when
@@ -52,6 +51,7 @@ import {
   type RuntimeStats,
 } from './runtime-stats.ts';
 import { waitReady } from './ready.ts';
+import { API_NODE_FLAGS } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -71,17 +71,12 @@ const roundLog: { round: number; target: string; rps: number; cpuUs: number; sta
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SHIELD = process.env.BENCH_SHIELD !== '0';
 /**
- * Runtime flags of both pinned servers, (c) and (d) alike, as docs/deployment.md ("An API node on
- * one core") advises. One V8 helper thread (--v8-pool-size=1): four would take turns with the
- * main thread on that core, and none (--single-threaded-gc) turns off concurrent and parallel
- * marking, after which a saturated node's full collections evacuate some 45 MB in a 40-100 ms
- * pause instead of 1-5 MB in 4-20 ms. A new space of at most 2 x 16 MiB: V8 grows it to 2 x 64
- * MiB, whose scavenges took up to 34 ms at a quarter of saturation against 13-15 ms.
- * `node loadtest/gc-trace.ts` measures both. BENCH_PINNED_FLAGS='' measures V8's defaults.
+ * Runtime flags of the score-shaped servers, (c) and (d) alike, in both stages: the API node's own
+ * (services/api/runtime-flags.ts, docs/deployment.md "An API node's runtime flags"), so the floor
+ * runs as the node does. BENCH_NODE_FLAGS='' measures V8's defaults; `node loadtest/gc-trace.ts`
+ * compares flag sets on one pinned node.
  */
-const PINNED_FLAGS = (process.env.BENCH_PINNED_FLAGS ?? '--v8-pool-size=1 --max-semi-space-size=16')
-  .split(' ')
-  .filter(Boolean);
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? API_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 
 interface Target {
   name: string;
@@ -269,13 +264,13 @@ async function sideBySide(): Promise<void> {
   const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
   const bare = spawnNode('loadtest/servers/bare-http.ts', { PORT: barePort!, WORKERS: '2' });
   const hello = spawnNode('loadtest/servers/express-hello.ts', { PORT: helloPort!, WORKERS: '2' });
-  const io = spawnNode('loadtest/servers/express-io.ts', { PORT: ioPort!, WORKERS: '2' });
+  // (c) and (d) with the API node's runtime flags (the cluster's workers inherit them).
+  const io = spawnNode('loadtest/servers/express-io.ts', { PORT: ioPort!, WORKERS: '2' }, NODE_FLAGS);
   const api = apiPorts.map((p, i) =>
-    spawnNode(
-      'services/api/main.ts',
-      { PORT: p, NODE_ID: `bench-${i + 1}`, CONTROLS_NODE_COUNT: '2' },
-      PROBE_ARGS,
-    ),
+    spawnNode('services/api/main.ts', { PORT: p, NODE_ID: `bench-${i + 1}`, CONTROLS_NODE_COUNT: '2' }, [
+      ...NODE_FLAGS,
+      ...PROBE_ARGS,
+    ]),
   );
   const scoreEnv = { KIND: 'score', API_KEY: apiKey, SUBJECTS_FILE: subjectsFile };
   const targets: Target[] = [
@@ -338,15 +333,10 @@ async function pinnedStage(): Promise<void> {
   const node = spawnNode(
     'services/api/main.ts',
     { PORT: pinnedPort, NODE_ID: 'bench-pinned', CONTROLS_NODE_COUNT: '1' },
-    [...PINNED_FLAGS, ...PROBE_ARGS],
+    [...NODE_FLAGS, ...PROBE_ARGS],
     onCore1,
   );
-  const io = spawnNode(
-    'loadtest/servers/express-io.ts',
-    { PORT: ioPort, WORKERS: '1' },
-    PINNED_FLAGS,
-    onCore1,
-  );
+  const io = spawnNode('loadtest/servers/express-io.ts', { PORT: ioPort, WORKERS: '1' }, NODE_FLAGS, onCore1);
   pinned = await withServers([node, io], [`${url}/readyz`, `${ioUrl}/`], async () => {
     const stack = stackPids(cfg);
     const unshield = SHIELD ? shieldCore(1, stack) : () => {};
@@ -419,13 +409,17 @@ async function outageStage(): Promise<void> {
   try {
     const urls = [`http://127.0.0.1:${await port()}`, `http://127.0.0.1:${await port()}`];
     const nodes = urls.map((u, i) =>
-      spawnNode('services/api/main.ts', {
-        ...stack.env,
-        PORT: u.split(':')[2]!,
-        NODE_ID: `bench-outage-${i + 1}`,
-        CONTROLS_NODE_COUNT: '2',
-        AUDIT_JOURNAL_DIR: join(stack.dir, 'journal'),
-      }),
+      spawnNode(
+        'services/api/main.ts',
+        {
+          ...stack.env,
+          PORT: u.split(':')[2]!,
+          NODE_ID: `bench-outage-${i + 1}`,
+          CONTROLS_NODE_COUNT: '2',
+          AUDIT_JOURNAL_DIR: join(stack.dir, 'journal'),
+        },
+        NODE_FLAGS,
+      ),
     );
     outage = await withServers(
       nodes,
@@ -589,7 +583,7 @@ function renderPage(): string {
 Same run, same machine (${process.env.HOSTNAME ?? 'local'}, 2 cores shared with the k6 load generator), 2 server processes per
 target, ${DURATION} per step, ${ROUNDS} rounds alternating between targets; every figure is **median (min–max over the rounds)**,
 and a budget is met only if its median meets it. Saturation with ${VUS} closed-loop VUs; latency at fixed fractions of each
-target's median saturation rate.
+target's median saturation rate. (c) and (d) run with the runtime flags \`${NODE_FLAGS.join(' ') || "V8's defaults"}\`.
 
 | target | saturation req/s | vs (a) | vs (b) | server CPU per request µs | p50 / p99 ms at 25 % | at 50 % | at 75 % |
 |---|---|---|---|---|---|---|---|

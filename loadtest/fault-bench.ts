@@ -42,6 +42,7 @@ import { freePort } from '../infra/harness/processes.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { quantile } from '../infra/harness/score-load.ts';
 import { PhaseCpu } from './phase-cpu.ts';
+import { runtimeFlagsFor } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'loadtest', 'results');
@@ -91,7 +92,7 @@ redis.disconnect();
 
 mkdirSync(RESULTS, { recursive: true });
 function spawnService(entry: string, env: Record<string, string>, logName: string): ChildProcess {
-  const p = spawn(process.execPath, [join(ROOT, entry)], {
+  const p = spawn(process.execPath, [...runtimeFlagsFor(entry), join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

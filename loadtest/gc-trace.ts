@@ -1,7 +1,7 @@
 /**
  * `node loadtest/gc-trace.ts [flags...]`: what V8's collector does on one API node pinned to a
  * core at saturation, for choosing the runtime flags of a node on one core
- * (docs/deployment.md, "An API node on one core").
+ * (docs/deployment.md, "An API node's runtime flags").
  *
  * For each set of flags given (one argument each, space-separated inside; '' for none; default
  * '--v8-pool-size=1' and '--single-threaded-gc'), one node runs pinned to core 1 with

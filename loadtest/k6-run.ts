@@ -24,6 +24,7 @@ import { DEFAULT_RATE_RPS, OrgStore } from '../shared/orgs/store.ts';
 import { freePort } from '../infra/harness/processes.ts';
 import { publishSnapshots } from '../infra/harness/snapshots.ts';
 import { crossedThresholds, DEFAULT_RATIOS, latencyThresholds, type Baseline } from './k6-thresholds.ts';
+import { API_NODE_FLAGS } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const [scenario, ...k6Args] = process.argv.slice(2);
@@ -48,7 +49,7 @@ if (
   (process.env.DEGRADED ?? 'reputation_ledger') === 'reputation_ledger'
 ) {
   const port = await freePort();
-  degradedNode = spawn(process.execPath, [join(ROOT, 'services/api/main.ts')], {
+  degradedNode = spawn(process.execPath, [...API_NODE_FLAGS, join(ROOT, 'services/api/main.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

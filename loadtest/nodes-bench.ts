@@ -17,6 +17,7 @@ import { loadConfig } from '../shared/config.ts';
 import { benchApiKey, ensureSubjects } from './bench-setup.ts';
 import { runK6 } from './k6-step.ts';
 import { waitReady } from './ready.ts';
+import { runtimeFlagsFor } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -32,7 +33,7 @@ const apiKey = await benchApiKey(loadConfig());
 
 const procs: ChildProcess[] = [];
 const start = (entry: string, env: Record<string, string>) => {
-  const p = spawn(process.execPath, [join(ROOT, entry)], {
+  const p = spawn(process.execPath, [...runtimeFlagsFor(entry), join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -33,6 +33,7 @@ import { cpuMicros } from './proc-cpu.ts';
 import { GC_STAGE, NODE_STAGE, OTHER_STAGE, STAGE_RULES } from './profile-stage-rules.ts';
 import { shieldCore, stackPids } from './core-shield.ts';
 import { waitReady } from './ready.ts';
+import { API_NODE_FLAGS } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs', 'performance', 'stages.md');
@@ -81,6 +82,7 @@ async function profileOneNode(): Promise<void> {
   const [cmd, ...args] = [
     ...(RATE === undefined ? [] : ['taskset', '-c', '1']),
     process.execPath,
+    ...API_NODE_FLAGS,
     '--cpu-prof',
     '--cpu-prof-dir',
     dir,

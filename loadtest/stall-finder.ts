@@ -39,6 +39,7 @@ import {
 import { copySnapshots, dropSnapshots } from './snapshot-swaps.ts';
 import { describeStall, explainStalls, findStalls, type Stall } from './stall-causes.ts';
 import { waitReady } from './ready.ts';
+import { API_NODE_FLAGS } from '../services/api/runtime-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DURATION_S = Number(process.env.STALL_DURATION ?? 60);
@@ -57,6 +58,7 @@ function startNode(dir: string, port: string, prefix: string): ChildProcess {
   const cmd = [
     ...(PIN ? ['taskset', '-c', '1'] : []),
     process.execPath,
+    ...API_NODE_FLAGS,
     '--cpu-prof',
     '--cpu-prof-dir',
     dir,

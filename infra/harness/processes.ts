@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { runtimeFlagsFor } from '../../services/api/runtime-flags.ts';
 import { serviceRedisEnv, type RedisService } from '../local/redis-users.ts';
 import { SEED_MAX_DATA_AGE_S } from '../local/seed-data-age.ts';
 import { waitFor } from './wait.ts';
@@ -51,7 +52,7 @@ export function serviceEnv(entry: string, env: Record<string, string> = {}): Nod
  * port unless a test names one.
  */
 export function spawnService(entry: string, env: Record<string, string> = {}): Service {
-  const proc = spawn(process.execPath, [entry], {
+  const proc = spawn(process.execPath, [...runtimeFlagsFor(entry), entry], {
     env: serviceEnv(entry, {
       LOG_LEVEL: 'warn',
       AUDIT_SINK_METRICS_PORT: '0',

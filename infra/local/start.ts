@@ -36,6 +36,7 @@ import {
   writeDemoCredentials,
   type DemoCredential,
 } from './demo-credentials.ts';
+import { runtimeFlagsFor } from '../../services/api/runtime-flags.ts';
 import { serviceRedisEnv, type RedisService } from './redis-users.ts';
 import { staleDataLines, type HealthCapability } from './stale-data.ts';
 import { applyEnv, clusterTopology, singleTopology, type ServiceEnv } from './start-topology.ts';
@@ -145,7 +146,7 @@ function launch(name: string, entry: string, user: RedisService, env: Record<str
   // The capabilities' own maximum data ages: health shows the seed data as old as it is.
   const merged = { ...process.env, ...env };
   const spawnIt = () => {
-    const proc = spawn(process.execPath, [entry], {
+    const proc = spawn(process.execPath, [...runtimeFlagsFor(entry), entry], {
       cwd: ROOT,
       env: { ...merged, ...serviceRedisEnv(user, merged) },
       stdio: ['ignore', 'pipe', 'pipe'],
