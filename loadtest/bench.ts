@@ -521,6 +521,17 @@ function stallBudgetRows(full: TargetResult): string {
   ].join('\n');
 }
 
+/**
+ * The two-node p99 budget: (c) at a quarter of its saturation within 2x of (d) at a quarter of
+ * its own, each over its two processes.
+ */
+function twoNodeP99Row(full: TargetResult, io: TargetResult): string {
+  const i = FRACTIONS.indexOf(0.25);
+  const [c, d] = [full.points[i]!, io.points[i]!];
+  const ratio = c.p99.median / d.p99.median;
+  return `| p99 at 25 % of saturation <= 2x (d)'s at 25 % of its own, 2 processes each | ${show(c.p99, 2)} ms at ${c.offered} req/s against ${show(d.p99, 2)} ms at ${d.offered} req/s: ${ratio.toFixed(2)}x | ${metIf(ratio <= 2)} |`;
+}
+
 /** The p99 budgets of one API node pinned to a core, against (d) pinned the same way. */
 function pinnedBudgetRows(): string {
   return pinned
@@ -572,8 +583,7 @@ function renderPage(): string {
         ]
       : []),
   ];
-  const stallRows = stallBudgetRows(full);
-  const pinnedRows = pinnedBudgetRows();
+  const latencyRows = [stallBudgetRows(full), twoNodeP99Row(full, io), pinnedBudgetRows()].join('\n');
   const outageMd = outageSection(full);
   const auditMd = auditStages
     ? auditStages.map((st) => `- ${JSON.stringify(st)}`).join('\n')
@@ -603,8 +613,7 @@ ${warmUps.map((w) => `${w.name} ${w.rates.map((r) => r.toFixed(0)).join(', ')} r
 | goal: API-node CPU per scoring request <= 1.5x (d)'s | ${cpu(full).toFixed(0)} µs against ${cpu(io).toFixed(0)} µs: ${ioRatio.toFixed(2)}x | ${metIf(ioRatio <= 1.5)} |
 | restated: API-node CPU per scoring request <= 2x (d)'s | ${ioRatio.toFixed(2)}x | ${metIf(ioRatio <= 2)} |
 | the floor: (d) against (b) | ${cpu(io).toFixed(0)} µs against ${cpu(hello).toFixed(0)} µs: ${(cpu(io) / cpu(hello)).toFixed(2)}x | ${cpu(io) / cpu(hello) > 4 ? '4x of (b) is below the floor' : 'below 4x'} |
-${stallRows}
-${pinnedRows}
+${latencyRows}
 | no errors but intended 429s at every step | 0 at every step of every round | met |
 
 ## The machine during the rounds (loadtest/machine-probe.ts)
